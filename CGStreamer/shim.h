@@ -1,0 +1,62 @@
+// The GStreamer C API as the Swift bindings see it.
+//
+// Swift imports functions, structs and enums directly. It cannot import function-like macros
+// or variadic functions: each `static inline cgst_*` below stands in for exactly one of those,
+// with one line saying which. Nothing here re-wraps something Swift can already call.
+#ifndef CGSTREAMER_SHIM_H
+#define CGSTREAMER_SHIM_H
+
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
+#include <gst/audio/audio.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
+#include <gst/pbutils/pbutils.h>
+
+// G_OBJECT_TYPE is a macro.
+static inline GType cgst_object_type(gpointer object) { return G_OBJECT_TYPE(object); }
+
+// G_OBJECT_GET_CLASS is a macro.
+static inline GParamSpec *cgst_object_find_property(gpointer object, const gchar *name) {
+    return g_object_class_find_property(G_OBJECT_GET_CLASS(object), name);
+}
+
+// G_TYPE_FUNDAMENTAL is a macro.
+static inline GType cgst_type_fundamental(GType type) { return G_TYPE_FUNDAMENTAL(type); }
+
+// The fundamental type ids (G_TYPE_BOOLEAN …) are macros.
+static inline GType cgst_type_boolean(void) { return G_TYPE_BOOLEAN; }
+static inline GType cgst_type_int(void) { return G_TYPE_INT; }
+static inline GType cgst_type_uint(void) { return G_TYPE_UINT; }
+static inline GType cgst_type_long(void) { return G_TYPE_LONG; }
+static inline GType cgst_type_ulong(void) { return G_TYPE_ULONG; }
+static inline GType cgst_type_int64(void) { return G_TYPE_INT64; }
+static inline GType cgst_type_uint64(void) { return G_TYPE_UINT64; }
+static inline GType cgst_type_float(void) { return G_TYPE_FLOAT; }
+static inline GType cgst_type_double(void) { return G_TYPE_DOUBLE; }
+static inline GType cgst_type_string(void) { return G_TYPE_STRING; }
+static inline GType cgst_type_enum(void) { return G_TYPE_ENUM; }
+static inline GType cgst_type_object(void) { return G_TYPE_OBJECT; }
+
+// GValueArray is deprecated in GLib, but `level` still posts its rms/peak/decay as one; these
+// read it without deprecation warnings spreading into Swift.
+static inline guint cgst_value_array_length(const GValue *value) {
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    GValueArray *array = (GValueArray *) g_value_get_boxed(value);
+    return array ? array->n_values : 0;
+    G_GNUC_END_IGNORE_DEPRECATIONS
+}
+static inline const GValue *cgst_value_array_nth(const GValue *value, guint index) {
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    GValueArray *array = (GValueArray *) g_value_get_boxed(value);
+    return (array && index < array->n_values) ? &array->values[index] : NULL;
+    G_GNUC_END_IGNORE_DEPRECATIONS
+}
+static inline GType cgst_type_value_array(void) {
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    return G_TYPE_VALUE_ARRAY;
+    G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
+#endif

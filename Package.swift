@@ -1,0 +1,57 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "classroom-audio",
+    products: [
+        .library(name: "GStreamer", targets: ["GStreamer"]),
+        .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
+        .executable(name: "classroom-player", targets: ["classroom-player"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+    ],
+    targets: [
+        // The GStreamer C API. All its headers live under gstreamer-1.0's include dir, so the
+        // cflags of gstreamer-app-1.0 cover -audio, -controller and -pbutils too; the
+        // modulemap links those libraries.
+        .systemLibrary(
+            name: "CGStreamer",
+            path: "CGStreamer",
+            pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        // Safe Swift bindings: the only target that imports CGStreamer.
+        .target(
+            name: "GStreamer",
+            dependencies: ["CGStreamer"]
+        ),
+        // The session model: pure Swift, no GStreamer.
+        .target(
+            name: "ClassroomAudio",
+            dependencies: [.product(name: "Logging", package: "swift-log")]
+        ),
+        .executableTarget(
+            name: "classroom-player",
+            dependencies: [
+                "GStreamer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "GStreamerTests",
+            dependencies: ["GStreamer"]
+        ),
+        .testTarget(
+            name: "ClassroomAudioTests",
+            dependencies: [
+                "ClassroomAudio",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,137 @@
+import CGStreamer
+
+extension Object {
+    /// Sets a property, converting to its type and checking its range (wraps `g_object_set_property`).
+    ///
+    /// Throws `noSuchProperty`, `invalidPropertyValue` or `constructOnlyProperty` (those must go to
+    /// `ElementFactory.make(_:name:properties:)`).
+    public func set(_ property: String, _ value: PropertyValue) throws(GStreamerError) {
+        let spec = try writableSpec(property)
+        let gvalue = OwnedValue(type: spec.pointee.value_type)
+        try PropertyConversion.store(value, into: &gvalue.value, spec: spec, owner: name)
+        g_object_set_property(g_object, property, &gvalue.value)
+    }
+
+    /// Sets a boolean property.
+    public func set(_ property: String, _ value: Bool) throws(GStreamerError) { try set(property, .bool(value)) }
+    /// Sets an integer property of any width.
+    public func set(_ property: String, _ value: Int) throws(GStreamerError) { try set(property, .int(Int64(value))) }
+    /// Sets a `gdouble` or `gfloat` property.
+    public func set(_ property: String, _ value: Double) throws(GStreamerError) { try set(property, .double(value)) }
+    /// Sets a string property, an enum by nick, or any property GStreamer can parse from text.
+    public func set(_ property: String, _ value: String) throws(GStreamerError) { try set(property, .string(value)) }
+    /// Sets a caps property.
+    public func set(_ property: String, _ value: Caps) throws(GStreamerError) { try set(property, .caps(value)) }
+
+    /// Reads a boolean property.
+    public func bool(_ property: String) throws(GStreamerError) -> Bool {
+        try read(property, as: cgst_type_boolean()) { g_value_get_boolean($0) != 0 }
+    }
+
+    /// Reads an integer property of any integer or enum type.
+    public func int(_ property: String) throws(GStreamerError) -> Int64 {
+        try read(property, as: cgst_type_int64()) { Int64(g_value_get_int64($0)) }
+    }
+
+    /// Reads an unsigned 64-bit property (times, byte counts).
+    public func uint64(_ property: String) throws(GStreamerError) -> UInt64 {
+        try read(property, as: cgst_type_uint64()) { UInt64(g_value_get_uint64($0)) }
+    }
+
+    /// Reads a floating-point property.
+    public func double(_ property: String) throws(GStreamerError) -> Double {
+        try read(property, as: cgst_type_double()) { g_value_get_double($0) }
+    }
+
+    /// Reads a string property (nil when unset), or any property as GStreamer serialises it.
+    public func string(_ property: String) throws(GStreamerError) -> String? {
+        let spec = try readableSpec(property)
+        let gvalue = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, property, &gvalue.value)
+        if cgst_type_fundamental(spec.pointee.value_type) == cgst_type_string() {
+            return g_value_get_string(&gvalue.value).map { String(cString: $0) }
+        }
+        guard let text = gst_value_serialize(&gvalue.value) else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+
+    /// Reads an enum property as its nick, e.g. "adaptive-digital".
+    public func enumNick(_ property: String) throws(GStreamerError) -> String {
+        let spec = try readableSpec(property)
+        guard cgst_type_fundamental(spec.pointee.value_type) == cgst_type_enum() else {
+            throw .invalidPropertyValue(object: name, property: property, reason: "it is not an enum")
+        }
+        let gvalue = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, property, &gvalue.value)
+        guard let classPointer = g_type_class_ref(spec.pointee.value_type) else { return "" }
+        defer { g_type_class_unref(classPointer) }
+        let entry = g_enum_get_value(classPointer.assumingMemoryBound(to: GEnumClass.self), g_value_get_enum(&gvalue.value))
+        return entry?.pointee.value_nick.map { String(cString: $0) } ?? String(g_value_get_enum(&gvalue.value))
+    }
+
+    /// Reads a caps property.
+    public func caps(_ property: String) throws(GStreamerError) -> Caps? {
+        let spec = try readableSpec(property)
+        let gvalue = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, property, &gvalue.value)
+        guard let caps = gst_value_get_caps(&gvalue.value) else { return nil }
+        return Caps(retaining: UnsafeMutablePointer(mutating: caps))
+    }
+
+    /// Reads an object property (nil when unset or not a GstObject).
+    public func object(_ property: String) throws(GStreamerError) -> Object? {
+        let spec = try readableSpec(property)
+        let gvalue = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, property, &gvalue.value)
+        guard let pointer = g_value_get_object(&gvalue.value),
+              g_type_is_a(cgst_object_type(pointer), gst_object_get_type()) != 0 else { return nil }
+        return Object(retaining: pointer.assumingMemoryBound(to: GstObject.self))
+    }
+
+    /// True when the object has a property of this name.
+    public func hasProperty(_ property: String) -> Bool { cgst_object_find_property(rawPointer, property) != nil }
+
+    // MARK: - Internals
+
+    var g_object: UnsafeMutablePointer<GObject> { pointer(as: GObject.self) }
+
+    private func spec(_ property: String) throws(GStreamerError) -> UnsafeMutablePointer<GParamSpec> {
+        guard let spec = cgst_object_find_property(rawPointer, property) else {
+            throw .noSuchProperty(object: name, property: property)
+        }
+        return spec
+    }
+
+    private func writableSpec(_ property: String) throws(GStreamerError) -> UnsafeMutablePointer<GParamSpec> {
+        let spec = try spec(property)
+        if spec.pointee.flags.rawValue & G_PARAM_CONSTRUCT_ONLY.rawValue != 0 {
+            throw .constructOnlyProperty(object: name, property: property)
+        }
+        guard spec.pointee.flags.rawValue & G_PARAM_WRITABLE.rawValue != 0 else {
+            throw .invalidPropertyValue(object: name, property: property, reason: "it is read-only")
+        }
+        return spec
+    }
+
+    private func readableSpec(_ property: String) throws(GStreamerError) -> UnsafeMutablePointer<GParamSpec> {
+        let spec = try spec(property)
+        guard spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0 else {
+            throw .invalidPropertyValue(object: name, property: property, reason: "it is write-only")
+        }
+        return spec
+    }
+
+    /// Reads a property and transforms it to `type` (e.g. any integer to gint64).
+    private func read<T>(_ property: String, as type: GType, _ extract: (UnsafeMutablePointer<GValue>) -> T) throws(GStreamerError) -> T {
+        let spec = try readableSpec(property)
+        let source = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, property, &source.value)
+        let target = OwnedValue(type: type)
+        guard g_value_transform(&source.value, &target.value) != 0 else {
+            throw .invalidPropertyValue(object: name, property: property,
+                                        reason: "it is a \(PropertyConversion.typeName(spec.pointee.value_type)), not a \(PropertyConversion.typeName(type))")
+        }
+        return extract(&target.value)
+    }
+}
