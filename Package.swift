@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
+        .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
         .executable(name: "classroom-player", targets: ["classroom-player"]),
     ],
     dependencies: [
@@ -33,6 +34,11 @@ let package = Package(
             name: "ClassroomAudio",
             dependencies: [.product(name: "Logging", package: "swift-log")]
         ),
+        // Pipelines and the session controller: applies resolved session state to GStreamer.
+        .target(
+            name: "ClassroomEngine",
+            dependencies: ["GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "classroom-player",
             dependencies: [
@@ -44,6 +50,10 @@ let package = Package(
         .testTarget(
             name: "GStreamerTests",
             dependencies: ["GStreamer"]
+        ),
+        .testTarget(
+            name: "ClassroomEngineTests",
+            dependencies: ["ClassroomEngine", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ClassroomAudioTests",

@@ -1,0 +1,417 @@
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// The live classroom audio graph (DESIGN §3): inputs mixed by one `audiomixer`, the master
+/// volume, a level meter and the WebRTC echo probe in front of the output; and, while a lease
+/// records, the microphone chain through `webrtcdsp` to the uplink.
+///
+/// The pipeline runs for the whole class on the system clock, with a fixed latency so inputs
+/// and the microphone coming and going never change it. Every mutation is made by the caller
+/// (the session controller serialises them); streaming-thread callbacks only touch atomics
+/// and locked state.
+public final class AudioEngine: Sendable {
+    /// Tunables; the defaults are what the tests and the benchmark measure.
+    public struct Configuration: Sendable {
+        /// Extra time the mixer waits for late live inputs.
+        public var mixerLatency: ClockTime = .milliseconds(20)
+        /// The pipeline's fixed latency: the mix plays this long after it is produced. Covers
+        /// the mixer latency, one 10 ms block, the sink's 20 ms processing deadline and a margin.
+        public var pipelineLatency: ClockTime = .milliseconds(80)
+        /// How much audio an input may queue before the oldest is dropped.
+        public var inputQueue: ClockTime = .milliseconds(200)
+        /// The `media.role` of the output stream (from the session category).
+        public var mediaRole: String = "video"
+        /// The interval of the output and microphone level meters.
+        public var levelInterval: ClockTime = .milliseconds(100)
+        /// Defaults.
+        public init() {}
+    }
+
+    /// Where the mix goes.
+    public let output: OutputTarget
+    /// The settings in force.
+    public let configuration: Configuration
+
+    let pipeline: Pipeline
+    let mixer: Element
+    let master: VolumeControl
+    let probe: Element
+    let outputSink: Element
+    /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
+    let probeName: String
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let busSubscription: Mutex<BusSubscription?> = Mutex(nil)
+
+    private struct State {
+        var inputs: [String: AudioInput] = [:]
+        var uplink: Uplink?
+        var running = false
+        var eventHandlers: [UInt64: @Sendable (EngineEvent) -> Void] = [:]
+        var nextHandler: UInt64 = 0
+    }
+
+    private static let instances = Atomic<Int>(0)
+
+    /// Builds the graph (not started). Throws when an element is missing or the output cannot be made.
+    public init(output: OutputTarget, configuration: Configuration = Configuration(), logger: Logger) throws(EngineError) {
+        self.output = output
+        self.configuration = configuration
+        self.logger = logger
+        let number = AudioEngine.instances.add(1, ordering: .relaxed).newValue
+        probeName = "echo-probe-\(number)"
+        let built = try EngineError.wrap { () throws(GStreamerError) in try AudioEngine.buildOutputChain(output: output, configuration: configuration, probeName: "echo-probe-\(number)", number: number) }
+        (pipeline, mixer, master, probe, outputSink) = built
+    }
+
+    private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)
+        -> (Pipeline, Element, VolumeControl, Element, Element) {
+        let pipeline = try Pipeline(name: "classroom-engine-\(number)")
+        // A removable source (pulsesrc) must never become the clock: its removal would post CLOCK_LOST.
+        pipeline.useClock(try Clock.system())
+        pipeline.configuredLatency = configuration.pipelineLatency
+        // force-live (construct-only): the mixer keeps producing, and never stalls, when inputs stop.
+        let mixer = try ElementFactory.make("audiomixer", name: EngineGraph.mixer, properties: [
+            "force-live": true,
+            "latency": .time(configuration.mixerLatency),
+            "output-buffer-duration": .time(EngineGraph.frameDuration),
+            "ignore-inactive-pads": true,
+        ])
+        let format = try ElementFactory.make("capsfilter", name: "mix-format", properties: ["caps": .caps(EngineGraph.outputFormat.caps)])
+        let master = try VolumeControl(name: EngineGraph.masterVolume, initial: 1.0)
+        let level = try ElementFactory.make("level", name: EngineGraph.outputLevel, properties: ["interval": .time(configuration.levelInterval)])
+        let probe = try ElementFactory.make("webrtcechoprobe", name: probeName)
+        let sinkChain = try output.makeElements(mediaRole: configuration.mediaRole)
+        let chain = [mixer, format, master.element, level, probe] + sinkChain
+        try pipeline.add(chain)
+        for (upstream, downstream) in zip(chain, chain.dropFirst()) { try upstream.link(to: downstream) }
+        guard let sink = sinkChain.last else { throw .failed("the output has no sink") }
+        return (pipeline, mixer, master, probe, sink)
+    }
+
+    // MARK: Running
+
+    /// Starts the graph. With a sound-server output, fails when no server answers.
+    public func start() throws(EngineError) {
+        let firstError = Mutex<(GLibError, String?)?>(nil)
+        let sawError = DispatchSemaphore(value: 0)
+        let subscription = pipeline.bus.subscribe { [weak self] message in
+            if case .error(let error, let debug) = message.view, firstError.withLock({ current in
+                defer { if current == nil { current = (error, debug) } }
+                return current == nil
+            }) {
+                sawError.signal()
+            }
+            self?.handle(message)
+        }
+        busSubscription.withLock { $0 = subscription }
+        do {
+            try pipeline.setState(.playing)
+        } catch {
+            // The reason is on the bus (e.g. "Failed to connect: Connection refused"); give it a moment to arrive.
+            _ = sawError.wait(timeout: .now() + .milliseconds(500))
+            let reason = firstError.withLock { $0 }
+            _ = try? pipeline.setState(.null)
+            busSubscription.withLock { $0?.cancel(); $0 = nil }
+            throw .gstreamer(.stateChangeFailed(element: pipeline.name, target: .playing, error: reason?.0, debug: reason?.1))
+        }
+        state.withLock { $0.running = true }
+        logger.info("audio engine started", metadata: ["output": "\(output)", "latency": "\(configuration.pipelineLatency)"])
+    }
+
+    /// Stops the graph. A WAV output is finalised first (its header written) so nothing is lost.
+    public func stop() {
+        let wasRunning = state.withLock { state -> Bool in
+            defer { state.running = false }
+            return state.running
+        }
+        if wasRunning, case .wavFile = output { finalizeOutput() }
+        _ = try? pipeline.setState(.null)
+        busSubscription.withLock { $0?.cancel(); $0 = nil }
+    }
+
+    /// True between `start()` and `stop()`.
+    public var isRunning: Bool { state.withLock { $0.running } }
+
+    /// The engine's running time now (clock time minus base time).
+    public var runningTime: ClockTime? { pipeline.currentRunningTime }
+
+    /// The output latency: how long after mixing a sample is played.
+    public var outputLatency: ClockTime { configuration.pipelineLatency }
+
+    /// Calls `handler` with every engine event; keep the token.
+    public func observe(_ handler: @escaping @Sendable (EngineEvent) -> Void) -> EngineObservation {
+        let id = state.withLock { state -> UInt64 in
+            state.nextHandler += 1
+            state.eventHandlers[state.nextHandler] = handler
+            return state.nextHandler
+        }
+        return EngineObservation { [weak self] in self?.state.withLock { _ = $0.eventHandlers.removeValue(forKey: id) } }
+    }
+
+    // MARK: Inputs
+
+    /// Adds an input in `format` and mixes it from now on (also while playing).
+    public func addInput(id: String, kind: AudioInput.Kind, format: AudioFormat) throws(EngineError) -> AudioInput {
+        guard format.interleaved, [1, 2].contains(format.channels), (8_000...192_000).contains(format.rate) else {
+            throw .unsupportedFormat(format, reason: "inputs must be interleaved mono or stereo between 8 and 192 kHz")
+        }
+        if state.withLock({ $0.inputs[id] != nil }) { throw .duplicateInput(id) }
+        let input = try EngineError.wrap { () throws(GStreamerError) in try makeInput(id: id, kind: kind, format: format) }
+        state.withLock { $0.inputs[id] = input }
+        logger.info("input added", metadata: ["input": "\(id)", "kind": "\(kind.rawValue)", "format": "\(format)"])
+        return input
+    }
+
+    /// Adds an RTC participant's input: what the RTC SDK pushes decoded PCM into.
+    public func addRTCInput(id: String, format: AudioFormat) throws(EngineError) -> AudioInput {
+        try addInput(id: id, kind: .rtc, format: format)
+    }
+
+    /// Removes an input while playing; later pushes to it are refused with `inputRemoved`.
+    public func removeInput(id: String) throws(EngineError) {
+        guard let input = state.withLock({ $0.inputs.removeValue(forKey: id) }) else { throw .unknownInput(id) }
+        input.markRemoved()
+        try EngineError.wrap { () throws(GStreamerError) in
+            // Unlink from the mixer first so the mixer stops waiting for it, then stop and drop the branch.
+            if let last = input.elements.last { try last.staticPad("src").unlink(from: input.mixerPad) }
+            mixer.releaseRequestPad(input.mixerPad)
+            for element in input.elements.reversed() {
+                try element.setState(.null)
+                try pipeline.remove(element)
+            }
+        }
+        logger.info("input removed", metadata: ["input": "\(id)"])
+    }
+
+    /// The inputs being mixed.
+    public var inputs: [AudioInput] { state.withLock { Array($0.inputs.values) } }
+
+    /// The input called `id`.
+    public func input(id: String) -> AudioInput? { state.withLock { $0.inputs[id] } }
+
+    private func makeInput(id: String, kind: AudioInput.Kind, format: AudioFormat) throws(GStreamerError) -> AudioInput {
+        let source = try AppSource.make(name: "\(id)-src")
+        // Live, stamped on arrival with running time: a push plays `pipelineLatency` later.
+        try source.configure(audio: format, isLive: true, doTimestamp: true,
+                             limits: .init(time: configuration.inputQueue), whenFull: .dropOldest)
+        var elements: [Element] = [
+            source,
+            try ElementFactory.make("audioconvert", name: "\(id)-convert"),
+            try ElementFactory.make("audioresample", name: "\(id)-resample"),
+            // The mixer converts channels and format but not rate.
+            try ElementFactory.make("capsfilter", name: "\(id)-format", properties: ["caps": .caps(EngineGraph.outputFormat.caps)]),
+        ]
+        var duck: VolumeControl?
+        if kind == .courseware {
+            // The courseware's own level, before ducking: the mediaSuppressed monitor compares it with the output.
+            elements.append(try ElementFactory.make("level", name: "\(id)-level", properties: ["interval": .time(configuration.levelInterval)]))
+            let control = try VolumeControl(name: "\(id)-duck", initial: 1.0)
+            elements.append(control.element)
+            duck = control
+        }
+        try pipeline.add(elements)
+        for (upstream, downstream) in zip(elements, elements.dropFirst()) { try upstream.link(to: downstream) }
+        let pad = try mixer.requestPad("sink_%u")
+        guard let last = elements.last else { throw .failed("empty input branch") }
+        try last.staticPad("src").link(to: pad)
+        for element in elements { try element.syncStateWithParent() }
+        return AudioInput(id: id, kind: kind, format: format, source: source, elements: elements, mixerPad: pad, duck: duck)
+    }
+
+    // MARK: Volumes
+
+    /// Ramps the master volume (the session's active channel) to `gain` over `ramp`.
+    public func setMasterVolume(_ gain: Double, ramp: ClockTime = .milliseconds(50)) {
+        master.ramp(to: gain, over: ramp, now: runningTime)
+    }
+
+    /// The master volume's target gain.
+    public var masterVolume: Double { master.targetGain }
+
+    /// Ramps every ducked input (the courseware) to `factor` over `ramp`.
+    public func setDucking(_ factor: Double, ramp: ClockTime) {
+        for input in inputs { input.duck?.ramp(to: factor, over: ramp, now: runningTime) }
+    }
+
+    // MARK: Output
+
+    /// Moves the output to another sound-server device without stopping: pulsesink moves its
+    /// stream server-side when `device` changes (measured: no gap, no stall). No-op for other outputs.
+    public func retargetOutput(device: String?) throws(EngineError) {
+        guard output.isSoundServer else { return }
+        try EngineError.wrap { () throws(GStreamerError) in
+            // nil asks for the server's default: PulseAudio's own routing decides.
+            try outputSink.set("device", .string(device ?? ""))
+        }
+        logger.info("output retargeted", metadata: ["device": "\(device ?? "default")"])
+    }
+
+    /// The sound-server device the output stream is on now (pulsesink `current-device`).
+    public var currentOutputDevice: String? {
+        guard output.isSoundServer else { return nil }
+        return (try? outputSink.string("current-device")) ?? nil
+    }
+
+    /// Calls `handler` with every buffer reaching the output sink (measurement, tests). Streaming thread; keep the token.
+    public func tapOutput(_ handler: @escaping @Sendable (Buffer) -> Void) throws(EngineError) -> PadProbe? {
+        let pad = try EngineError.wrap { () throws(GStreamerError) in try outputSink.staticPad("sink") }
+        return pad.addProbe(.buffer) { info in
+            if let buffer = info.buffer { handler(buffer) }
+            return .ok
+        }
+    }
+
+    /// Sends EOS into the WAV encoder only (the force-live mixer never ends) and waits for the file to be complete.
+    private func finalizeOutput() {
+        guard let encoder = pipeline.element(named: "output-encoder"), let pad = try? encoder.staticPad("sink") else { return }
+        let bus = pipeline.bus
+        let sinkName = EngineGraph.outputSink
+        let done = bus.waitForMessage(timeout: .seconds(2), after: {
+            if let eos = try? Event.endOfStream() { pad.send(eos) }
+        }) { message in
+            if case .endOfStream = message.view { return true }
+            return message.source == sinkName && { if case .endOfStream = message.view { return true }; return false }()
+        }
+        if done == nil { logger.warning("the WAV output did not confirm its end within 2 s; the file may lack its final header") }
+    }
+
+    // MARK: Microphone
+
+    /// The microphone chain, while it exists.
+    public var uplink: Uplink? { state.withLock { $0.uplink } }
+
+    /// Builds the microphone chain while playing: `source` → 10 ms framing → webrtcdsp (bound to
+    /// this engine's echo probe, with `processing`) → level → mute → `onFrame` (10 ms frames).
+    public func connectMicrophone(_ source: MicrophoneSource, processing: VoiceProcessing,
+                                  onFrame: @escaping @Sendable (UplinkFrame) -> Void) throws(EngineError) -> Uplink {
+        if let existing = uplink { return existing }
+        let uplink = try EngineError.wrap { () throws(GStreamerError) in try makeUplink(source, processing: processing, onFrame: onFrame) }
+        state.withLock { $0.uplink = uplink }
+        logger.info("microphone connected", metadata: ["source": "\(source)", "processing": "\(processing)"])
+        return uplink
+    }
+
+    /// Tears the microphone chain down; the output chain is untouched.
+    public func disconnectMicrophone() {
+        guard let uplink = state.withLock({ state -> Uplink? in defer { state.uplink = nil }; return state.uplink }) else { return }
+        for element in uplink.elements.reversed() { _ = try? element.setState(.null) }
+        for element in uplink.elements { try? pipeline.remove(element) }
+        logger.info("microphone disconnected", metadata: ["frames": "\(uplink.framesDelivered)"])
+    }
+
+    private func makeUplink(_ source: MicrophoneSource, processing: VoiceProcessing,
+                            onFrame: @escaping @Sendable (UplinkFrame) -> Void) throws(GStreamerError) -> Uplink {
+        var head: [Element] = []
+        var pushed: AppSource?
+        var decoder: Element?
+        switch source {
+        case .device(let name):
+            var builder = ElementBuilder("pulsesrc").named(EngineGraph.micSource)
+                .set("stream-properties", .string("props,media.role=phone,application.name=classroom-audio"))
+            if let name { builder = builder.set("device", .string(name)) }
+            head = [try builder.make()]
+        case .file(let path):
+            let uri = URL(fileURLWithPath: path).standardizedFileURL.absoluteString
+            let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.micSource, properties: ["uri": .string(uri)])
+            decoder = decode
+        case .pushed:
+            let app = try AppSource.make(name: EngineGraph.micSource)
+            try app.configure(audio: EngineGraph.uplinkFormat, isLive: true, doTimestamp: false,
+                              limits: .init(time: .seconds(1)), whenFull: .dropOldest)
+            pushed = app
+            head = [app]
+        }
+        // A device paces itself; files and pushed samples are played at their running time.
+        var paced: [Element] = []
+        if case .device = source {} else { paced = [try ElementFactory.make("clocksync", name: "mic-pace")] }
+        let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: ["output-buffer-duration": .string("1/100")])
+        let dsp = try ElementFactory.make("webrtcdsp", name: EngineGraph.voiceDSP, properties: ["probe": .string(probeName)])
+        try processing.apply(to: dsp)
+        let mute = try ElementFactory.make("volume", name: EngineGraph.uplinkMute)
+        let sink = try AppSink.make(name: EngineGraph.uplinkSink)
+        try sink.configure(caps: EngineGraph.uplinkFormat.caps, maxBuffers: 100, drop: true, sync: false)
+        let body: [Element] = [
+            try ElementFactory.make("audioconvert", name: "mic-convert"),
+            try ElementFactory.make("audioresample", name: "mic-resample"),
+            try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
+        ] + paced + [
+            split, dsp,
+            try ElementFactory.make("level", name: EngineGraph.micLevel, properties: ["interval": .time(configuration.levelInterval)]),
+            mute, sink,
+        ]
+        let all = head + (decoder.map { [$0] } ?? []) + body
+        try pipeline.add(all)
+        let linked = head + body
+        for (upstream, downstream) in zip(linked, linked.dropFirst()) { try upstream.link(to: downstream) }
+
+        var tokens: [any AnyObject & Sendable] = []
+        if let decoder, let first = body.first {
+            let pipeline = self.pipeline
+            tokens.append(decoder.onPadAdded { pad in
+                guard pad.queryCaps().structure()?.name.hasPrefix("audio/") == true,
+                      let sinkPad = try? first.staticPad("sink"), !sinkPad.isLinked else { return }
+                // The file starts now: shift its timestamps to the engine's running time.
+                pad.offset = Int64(pipeline.currentRunningTime?.nanoseconds ?? 0)
+                try? pad.link(to: sinkPad)
+            })
+        }
+        let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, split: split, mute: mute,
+                            sink: sink, processing: processing, tokens: tokens)
+        let frameToken = try sink.onNewSample { [weak uplink] sample in
+            guard let buffer = sample.buffer else { return }
+            uplink?.countFrame()
+            onFrame(UplinkFrame(samples: buffer.int16Samples(), timestamp: buffer.pts))
+        }
+        uplink.keep(frameToken)
+        for element in all { try element.syncStateWithParent() }
+        return uplink
+    }
+
+    // MARK: Bus
+
+    private func handle(_ message: Message) {
+        let event: EngineEvent?
+        switch message.view {
+        case .latency:
+            // The echo probe reads the latency from the LATENCY event: keep it distributed.
+            pipeline.recalculateLatency()
+            event = nil
+        case .error(let error, let debug):
+            logger.error("\(message.source ?? "?"): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
+            if message.source == EngineGraph.outputSink {
+                event = .outputLost(error.message)
+            } else {
+                event = .error(element: message.source ?? "?", message: error.message, debug: debug)
+            }
+        case .warning(let error, _):
+            event = .warning(element: message.source ?? "?", message: error.message)
+        case .requestState(let requested):
+            event = message.source == EngineGraph.outputSink ? .outputStateRequested(requested) : nil
+        case .element(let structure) where structure.name == "level":
+            guard let rms = structure.doubles("rms"), let peak = structure.doubles("peak") else { return }
+            event = .level(meter: message.source ?? "?", rms: rms, peak: peak, runningTime: structure.clockTime("running-time"))
+        default:
+            event = nil
+        }
+        guard let event else { return }
+        let handlers = state.withLock { Array($0.eventHandlers.values) }
+        for handler in handlers { handler(event) }
+    }
+
+    deinit {
+        busSubscription.withLock { $0?.cancel() }
+        _ = try? pipeline.setState(.null)
+    }
+}
+
+/// A registration for engine events; dropping or cancelling it stops delivery.
+public final class EngineObservation: Sendable {
+    private let cancelAction: Mutex<(@Sendable () -> Void)?>
+    init(_ cancel: @escaping @Sendable () -> Void) { cancelAction = Mutex(cancel) }
+    /// Stops delivery.
+    public func cancel() { cancelAction.withLock { action in action?(); action = nil } }
+    deinit { cancel() }
+}

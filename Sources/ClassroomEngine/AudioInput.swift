@@ -1,0 +1,134 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// One source of audio mixed by the engine: the courseware, an RTC peer or the effects.
+///
+/// Data is pushed with `push(_:timestamp:)` exactly as an RTC SDK hands PCM over. The format
+/// is declared when the input is added and checked on every push; the queue in front of the
+/// mixer is bounded, and when it is full the oldest audio is dropped (keeping latency low) and
+/// the push says so. A feed that stops never stalls the mix: the mixer is live and fills the
+/// gap with silence.
+public final class AudioInput: Sendable {
+    /// What an input carries; decides ducking and alarms.
+    public enum Kind: String, Sendable, Hashable {
+        /// The lesson's audio (the mixed stream); ducked for effects.
+        case courseware
+        /// A remote participant; watched for interruptions (alarm 1025), never ducked.
+        case rtc
+        /// Sound effects and prompts; never ducked.
+        case effects
+    }
+
+    /// How a push went.
+    public enum PushResult: Sendable, Hashable {
+        /// Queued for mixing.
+        case queued
+        /// Queued, but the queue was full and the oldest audio was dropped to make room.
+        case queuedDroppingOldest
+    }
+
+    /// The input's id, e.g. "rtc-teacher".
+    public let id: String
+    /// What it carries.
+    public let kind: Kind
+    /// The declared format.
+    public let format: AudioFormat
+
+    let source: AppSource
+    let elements: [Element]
+    let mixerPad: Pad
+    let duck: VolumeControl?
+    private let removed = Atomic<Bool>(false)
+    /// When the mixer last received a buffer from this input.
+    let arrivals = ArrivalClock()
+    private let dropped = Atomic<Int>(0)
+    private let probeBox = Mutex<PadProbe?>(nil)
+
+    init(id: String, kind: Kind, format: AudioFormat, source: AppSource, elements: [Element], mixerPad: Pad, duck: VolumeControl?) {
+        self.id = id; self.kind = kind; self.format = format
+        self.source = source; self.elements = elements; self.mixerPad = mixerPad; self.duck = duck
+        let arrivals = self.arrivals
+        let probe = mixerPad.addProbe(.buffer) { _ in
+            arrivals.mark()
+            return .ok
+        }
+        probeBox.withLock { $0 = probe }
+    }
+
+    /// Pushes interleaved 16-bit samples. `timestamp` nil stamps them with the engine's
+    /// running time on arrival (what a live feed wants); otherwise it is the running time
+    /// at which they should play.
+    @discardableResult
+    public func push(_ samples: [Int16], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
+        try push { () throws(GStreamerError) in try source.push(samples, pts: timestamp) }
+    }
+
+    /// Pushes interleaved 32-bit float samples.
+    @discardableResult
+    public func push(_ samples: [Float], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
+        try push { () throws(GStreamerError) in try source.push(samples, pts: timestamp) }
+    }
+
+    /// The input's own volume, 0…10 (the mixer pad's `volume`); independent of ducking and the master volume.
+    public func setVolume(_ volume: Double) throws(EngineError) {
+        try EngineError.wrap { () throws(GStreamerError) in try mixerPad.set("volume", volume) }
+    }
+
+    /// The input's own volume.
+    public var volume: Double { (try? mixerPad.double("volume")) ?? 1 }
+
+    /// How many pushes dropped older audio because the queue was full.
+    public var droppedPushes: Int { dropped.load(ordering: .relaxed) }
+
+    /// Media time queued and not yet mixed.
+    public var queuedTime: ClockTime { source.queuedTime }
+
+    /// True once the input was removed from the engine.
+    public var isRemoved: Bool { removed.load(ordering: .acquiring) }
+
+    func markRemoved() {
+        removed.store(true, ordering: .releasing)
+        probeBox.withLock { $0?.remove(); $0 = nil }
+    }
+
+    private func push(_ body: () throws(GStreamerError) -> AppSource.PushOutcome) throws(EngineError) -> PushResult {
+        guard !isRemoved else { throw .inputRemoved(id) }
+        let outcome: AppSource.PushOutcome
+        do {
+            outcome = try body()
+        } catch {
+            switch error {
+            case .flow(.wrongFormat(let why)): throw .wrongSamples(input: id, reason: why)
+            case .flow(.flushing): throw .notRunning
+            default: throw .gstreamer(error)
+            }
+        }
+        switch outcome {
+        case .queued:
+            return .queued
+        case .queuedDroppingOldest:
+            dropped.add(1, ordering: .relaxed)
+            return .queuedDroppingOldest
+        case .dropped:
+            // The engine configures drop-oldest, so this does not happen; if it did, it is said.
+            dropped.add(1, ordering: .relaxed)
+            throw .wrongSamples(input: id, reason: "the queue was full and the samples were dropped")
+        }
+    }
+}
+
+/// The monotonic time of the last buffer seen, written on a streaming thread.
+final class ArrivalClock: Sendable {
+    private let nanoseconds = Atomic<UInt64>(0)
+
+    /// Records "now".
+    func mark() { nanoseconds.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+
+    /// Time since the last buffer; nil when none came yet.
+    func silence(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> ClockTime? {
+        let last = nanoseconds.load(ordering: .relaxed)
+        guard last > 0 else { return nil }
+        return ClockTime(nanoseconds: now > last ? now - last : 0)
+    }
+}

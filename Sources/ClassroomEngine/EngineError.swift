@@ -1,0 +1,57 @@
+import GStreamer
+
+/// Everything the classroom engine can fail with, each case readable by a kiosk operator.
+public enum EngineError: Error, Sendable, CustomStringConvertible {
+    /// GStreamer refused something; the wrapped error says what.
+    case gstreamer(GStreamerError)
+    /// An input with this id already exists.
+    case duplicateInput(String)
+    /// No input with this id exists (it was removed, or never added).
+    case unknownInput(String)
+    /// The declared input format is not one the engine mixes.
+    case unsupportedFormat(AudioFormat, reason: String)
+    /// Samples pushed to an input do not fit its declared format.
+    case wrongSamples(input: String, reason: String)
+    /// The input was removed; pushes to it are refused.
+    case inputRemoved(String)
+    /// The microphone could not be opened.
+    case microphoneUnavailable(String)
+    /// The lesson could not be opened or played.
+    case lessonFailed(String)
+    /// The engine is not running.
+    case notRunning
+    /// The output could not be finalised (a WAV file may be incomplete).
+    case outputNotFinalized(String)
+
+    public var description: String {
+        switch self {
+        case .gstreamer(let error):
+            return error.description
+        case .duplicateInput(let id):
+            return "An input called '\(id)' is already mixed; remove it first or use another id."
+        case .unknownInput(let id):
+            return "No input called '\(id)' is mixed."
+        case .unsupportedFormat(let format, let reason):
+            return "The input format \(format) cannot be mixed: \(reason)."
+        case .wrongSamples(let input, let reason):
+            return "Samples pushed to '\(input)' were refused: \(reason)."
+        case .inputRemoved(let id):
+            return "The input '\(id)' has been removed; nothing more can be pushed to it."
+        case .microphoneUnavailable(let why):
+            return "The microphone cannot be opened: \(why)."
+        case .lessonFailed(let why):
+            return "The lesson cannot be played: \(why)."
+        case .notRunning:
+            return "The audio engine is not running; start it first."
+        case .outputNotFinalized(let why):
+            return "The output was not finalised: \(why)."
+        }
+    }
+}
+
+extension EngineError {
+    /// Runs `body`, wrapping GStreamer errors.
+    static func wrap<T>(_ body: () throws(GStreamerError) -> T) throws(EngineError) -> T {
+        do { return try body() } catch { throw .gstreamer(error) }
+    }
+}

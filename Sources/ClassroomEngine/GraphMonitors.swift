@@ -1,0 +1,108 @@
+import ClassroomAudio
+import Dispatch
+import Foundation
+import GStreamer
+
+/// Watches the running graph for the alarms only it can see: a silent RTC feed (1025), a
+/// microphone that stays too quiet (1031), and courseware made quieter at the output than the
+/// session's gains explain (mediaSuppressed — the reference articles' main bug).
+///
+/// Levels are recorded on the bus thread; `check` runs on the controller queue and returns
+/// only transitions (raise once, clear once).
+final class GraphMonitors: Sendable {
+    /// A raise or a clear to pass to the session.
+    struct Finding: Sendable, Equatable {
+        let code: AlarmCode
+        let owner: String
+        let raised: Bool
+        let message: String
+        let context: [String: String]
+    }
+
+    private struct Levels: Sendable {
+        var latest: [String: Double] = [:]      // meter → loudest channel RMS (dBFS)
+        var raised: Set<String> = []            // "code/owner"
+        var lowMicSince: UInt64?
+        var suppressedSince: UInt64?
+        var expectedCoursewareGain = 1.0
+    }
+
+    private let settings: SessionController.AlarmSettings
+    private let levels = Locked(Levels())
+
+    init(settings: SessionController.AlarmSettings) { self.settings = settings }
+
+    /// The gain the courseware should have at the output: master volume × ducking.
+    var expectedCoursewareGain: Double {
+        get { levels.withLock { $0.expectedCoursewareGain } }
+        set { levels.withLock { $0.expectedCoursewareGain = newValue } }
+    }
+
+    /// Records a level window from `meter`.
+    func record(meter: String, rms: [Double]) {
+        guard let loudest = rms.max() else { return }
+        levels.withLock { $0.latest[meter] = loudest }
+    }
+
+    /// The latest level of `meter`.
+    func level(_ meter: String) -> Double? { levels.withLock { $0.latest[meter] } }
+
+    /// Looks at everything once; returns the alarms to raise or clear now.
+    func check(inputs: [AudioInput], uplinkActive: Bool, now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> [Finding] {
+        levels.withLock { state in
+            var findings: [Finding] = []
+            func transition(_ code: AlarmCode, _ owner: String, _ active: Bool, _ message: @autoclosure () -> String, _ context: [String: String] = [:]) {
+                let key = "\(code)/\(owner)"
+                if active, !state.raised.contains(key) {
+                    state.raised.insert(key)
+                    findings.append(Finding(code: code, owner: owner, raised: true, message: message(), context: context))
+                } else if !active, state.raised.contains(key) {
+                    state.raised.remove(key)
+                    findings.append(Finding(code: code, owner: owner, raised: false, message: "", context: [:]))
+                }
+            }
+
+            // 1025: an RTC feed that was live and went quiet at the mixer.
+            let rtc = inputs.filter { $0.kind == .rtc }
+            for input in rtc {
+                let silence = input.arrivals.silence(now: now)
+                let interrupted = silence.map { $0 > settings.rtcSilence } ?? false
+                transition(.rtcAudioInterrupted, input.id, interrupted,
+                           "RTC audio from '\(input.id)' stopped reaching the mixer \(silence?.milliseconds ?? 0) ms ago",
+                           ["silence_ms": "\(silence?.milliseconds ?? 0)"])
+            }
+            for key in state.raised where key.hasPrefix("\(AlarmCode.rtcAudioInterrupted)/") {
+                let owner = String(key.dropFirst("\(AlarmCode.rtcAudioInterrupted)/".count))
+                if !rtc.contains(where: { $0.id == owner }) { transition(.rtcAudioInterrupted, owner, false, "") }
+            }
+
+            // 1031: the connected microphone stays below the floor.
+            if uplinkActive, let mic = state.latest[EngineGraph.micLevel], mic < settings.lowRecordingLevel {
+                state.lowMicSince = state.lowMicSince ?? now
+            } else {
+                state.lowMicSince = nil
+            }
+            let lowFor = state.lowMicSince.map { ClockTime(nanoseconds: now - $0) }
+            transition(.recordingLevelTooLow, "microphone", lowFor.map { $0 >= settings.lowRecordingDuration } ?? false,
+                       "the microphone stayed below \(Int(settings.lowRecordingLevel)) dBFS for \(lowFor?.seconds ?? 0) s",
+                       ["level_db": "\(state.latest[EngineGraph.micLevel] ?? -.infinity)"])
+            if !uplinkActive { state.latest[EngineGraph.micLevel] = nil }
+
+            // mediaSuppressed: output quieter than courseware × expected gain.
+            var suppressed = false
+            var context: [String: String] = [:]
+            if let courseware = inputs.first(where: { $0.kind == .courseware }),
+               let input = state.latest["\(courseware.id)-level"], input > settings.suppressionFloor,
+               let output = state.latest[EngineGraph.outputLevel] {
+                let expected = input + 20 * log10(max(state.expectedCoursewareGain * courseware.volume, 1e-6))
+                suppressed = output < expected - settings.suppressionMargin
+                context = ["courseware_db": "\(input)", "output_db": "\(output)", "expected_db": "\(expected)"]
+            }
+            if suppressed { state.suppressedSince = state.suppressedSince ?? now } else { state.suppressedSince = nil }
+            let suppressedFor = state.suppressedSince.map { ClockTime(nanoseconds: now - $0) }
+            transition(.mediaSuppressed, "courseware", suppressedFor.map { $0 >= settings.suppressionDuration } ?? false,
+                       "the courseware is quieter at the output than the volume and ducking explain", context)
+            return findings
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// Plays a lesson file in its own pipeline — pausable, seekable, non-live — and hands its audio
+/// to the engine's courseware input (the mixed stream), so the lesson and RTC always share one
+/// output, one volume and one processing profile.
+///
+///     uridecodebin ─video─► queue ► videoconvert ► video-sink (delayed by the engine's latency)
+///          └─audio─► queue ► audioconvert ► audioresample ► scaletempo ► S16LE 48 kHz stereo ► appsink ─► courseware input
+///
+/// Pausing or seeking it never touches the engine: the courseware input just stops being fed
+/// and the live mixer fills the gap with silence.
+public final class LessonPlayer: Sendable {
+    /// Where the lesson's picture goes.
+    public enum VideoOutput: Sendable, Hashable {
+        /// A window (autovideosink).
+        case window
+        /// Decoded and discarded in time (headless kiosks, tests).
+        case discard
+        /// No video decoding at all.
+        case none
+    }
+
+    /// What the lesson reports.
+    public enum Event: Sendable {
+        /// The lesson played to its end.
+        case ended
+        /// The lesson failed; RTC and the engine are unaffected.
+        case failed(String)
+    }
+
+    /// The lesson's URI.
+    public let uri: String
+    let pipeline: Pipeline
+    private let courseware: AudioInput
+    private let logger: Logger
+    private let handlers = Locked<[UInt64: @Sendable (Event) -> Void]>([:])
+    private let tokens = Locked<[any AnyObject & Sendable]>([])
+    private let lastFailure = Locked<String?>(nil)
+
+    /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
+    /// pictures and sound stay together.
+    public init(uri: String, courseware: AudioInput, video: VideoOutput, videoDelay: ClockTime, logger: Logger) throws(EngineError) {
+        self.uri = uri
+        self.courseware = courseware
+        self.logger = logger
+        do {
+            pipeline = try Pipeline(name: "lesson-player")
+            pipeline.useClock(try Clock.system())
+            let decode = try ElementFactory.make("uridecodebin", name: "lesson-decode", properties: ["uri": .string(uri)])
+            try pipeline.add(decode)
+            let branch = LessonBranches(pipeline: pipeline, courseware: courseware, video: video, videoDelay: videoDelay,
+                                        logger: logger, tokens: tokens)
+            tokens.withLock { $0.append(decode.onPadAdded { pad in branch.link(pad) }) }
+        } catch {
+            throw .lessonFailed(error.description)
+        }
+        let subscription = pipeline.bus.subscribe { [weak self] message in self?.handle(message) }
+        tokens.withLock { $0.append(subscription) }
+    }
+
+    /// Reports lesson events; keep the token.
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> EngineObservation {
+        let id = UInt64.random(in: 1...UInt64.max)
+        handlers.withLock { $0[id] = handler }
+        return EngineObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+    }
+
+    /// Starts or resumes playback; waits up to 5 s for the file to open and throws when it cannot be played.
+    public func play() throws(EngineError) {
+        do {
+            try pipeline.setState(.playing, waitingUpTo: .seconds(5))
+        } catch {
+            let reason = lastFailure.withLock { $0 } ?? error.description
+            _ = try? pipeline.setState(.null)
+            throw .lessonFailed(reason)
+        }
+        if let failure = lastFailure.withLock({ $0 }) { throw .lessonFailed(failure) }
+    }
+
+    /// Pauses; the engine and RTC keep running.
+    public func pause() throws(EngineError) {
+        try EngineError.wrap { () throws(GStreamerError) in _ = try pipeline.setState(.paused, waitingUpTo: .seconds(5)) }
+    }
+
+    /// Stops and releases the file.
+    public func stop() { _ = try? pipeline.setState(.null) }
+
+    /// True while playing.
+    public var isPlaying: Bool { pipeline.state == .playing }
+
+    /// The lesson position.
+    public var position: ClockTime? { pipeline.position() }
+
+    /// The lesson duration, once known.
+    public var duration: ClockTime? { pipeline.duration() }
+
+    /// Seeks to `position`, keeping the current rate.
+    public func seek(to position: ClockTime, rate: Double = 1.0) throws(EngineError) {
+        try EngineError.wrap { () throws(GStreamerError) in try pipeline.seek(to: position, rate: rate) }
+        _ = pipeline.currentState(waitingUpTo: .seconds(5))
+    }
+
+    /// Plays at `rate` (0.5…2) from the current position; scaletempo keeps the pitch.
+    public func setRate(_ rate: Double) throws(EngineError) {
+        guard (0.5...2).contains(rate) else {
+            throw .lessonFailed("the playback rate must be between 0.5 and 2, not \(rate)")
+        }
+        try seek(to: position ?? .zero, rate: rate)
+    }
+
+    private func handle(_ message: Message) {
+        let event: Event
+        switch message.view {
+        case .endOfStream:
+            event = .ended
+        case .error(let error, let debug):
+            let text = "\(message.source ?? "lesson"): \(error.message)"
+            lastFailure.withLock { $0 = $0 ?? text }
+            logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")"])
+            event = .failed(text)
+        default:
+            return
+        }
+        let list = handlers.withLock { Array($0.values) }
+        for handler in list { handler(event) }
+    }
+
+    deinit {
+        _ = try? pipeline.setState(.null)
+    }
+}
+
+/// The pad-added work of the lesson decoder; runs on a streaming thread.
+private struct LessonBranches: Sendable {
+    let pipeline: Pipeline
+    let courseware: AudioInput
+    let video: LessonPlayer.VideoOutput
+    let videoDelay: ClockTime
+    let logger: Logger
+    let tokens: Locked<[any AnyObject & Sendable]>
+
+    func link(_ pad: Pad) {
+        let media = pad.currentCaps?.structure()?.name ?? pad.queryCaps().structure()?.name ?? ""
+        do {
+            if media.hasPrefix("audio/") {
+                try attachAudio(pad)
+            } else if media.hasPrefix("video/"), video != .none {
+                let sink = video == .window
+                    ? try ElementFactory.make("autovideosink", name: "video-sink", properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                    : try ElementFactory.make("fakesink", name: "video-sink", properties: ["sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"), sink], to: pad)
+            } else {
+                // An unused stream still needs a sink, or the decoder stops with not-linked.
+                try attach([try ElementFactory.make("fakesink", properties: ["sync": false, "async": false])], to: pad)
+            }
+        } catch {
+            logger.error("cannot play the lesson's \(media) stream: \(error)")
+        }
+    }
+
+    private func attachAudio(_ pad: Pad) throws(GStreamerError) {
+        let sink = try AppSink.make(name: "lesson-audio-sink")
+        // sync=true: the sink releases audio at its running time, so pushes arrive in real time.
+        try sink.configure(caps: courseware.format.caps, maxBuffers: 0, drop: false, sync: true)
+        let courseware = self.courseware
+        let logger = self.logger
+        let token = try sink.onNewSample { sample in
+            guard let samples = sample.buffer?.int16Samples(), !samples.isEmpty else { return }
+            do { try courseware.push(samples) } catch { logger.warning("courseware push refused: \(error)") }
+        }
+        tokens.withLock { $0.append(token) }
+        try attach([
+            try ElementFactory.make("queue", name: "lesson-audio-queue"),
+            try ElementFactory.make("audioconvert", name: "lesson-audio-convert"),
+            try ElementFactory.make("audioresample", name: "lesson-audio-resample"),
+            try ElementFactory.make("scaletempo", name: "lesson-tempo"),
+            try ElementFactory.make("audioconvert", name: "lesson-audio-convert2"),
+            try ElementFactory.make("audioresample", name: "lesson-audio-resample2"),
+            sink,
+        ], to: pad)
+    }
+
+    private func attach(_ chain: [Element], to pad: Pad) throws(GStreamerError) {
+        try pipeline.add(chain)
+        for (upstream, downstream) in zip(chain, chain.dropFirst()) { try upstream.link(to: downstream) }
+        if let first = chain.first { try pad.link(to: try first.staticPad("sink")) }
+        for element in chain { try element.syncStateWithParent() }
+    }
+}

@@ -1,0 +1,41 @@
+import GStreamer
+
+/// Where the engine's mix is played.
+public enum OutputTarget: Sendable, Hashable, CustomStringConvertible {
+    /// The sound server (PulseAudio or PipeWire's pulse server); nil device = the server's default.
+    case soundServer(device: String?)
+    /// A WAV file, written in real time and finalised when the engine stops.
+    case wavFile(path: String)
+    /// Discarded, in real time (headless runs and tests).
+    case discard
+
+    public var description: String {
+        switch self {
+        case .soundServer(let device): return device.map { "sound-server device '\($0)'" } ?? "the sound server's default output"
+        case .wavFile(let path): return "WAV file \(path)"
+        case .discard: return "nowhere (discarded in real time)"
+        }
+    }
+
+    /// The elements after the echo probe, first to last; the last one is named `output-sink`.
+    func makeElements(mediaRole: String) throws(GStreamerError) -> [Element] {
+        switch self {
+        case .soundServer(let device):
+            var properties: [(String, PropertyValue)] = [
+                // The sound server's role policies (cork, ducking) look at media.role.
+                ("stream-properties", .string("props,media.role=\(mediaRole),application.name=classroom-audio")),
+            ]
+            if let device { properties.append(("device", .string(device))) }
+            let builder = properties.reduce(ElementBuilder("pulsesink").named(EngineGraph.outputSink)) { $0.set($1.0, $1.1) }
+            return [try builder.make()]
+        case .wavFile(let path):
+            return [try ElementFactory.make("wavenc", name: "output-encoder"),
+                    try ElementFactory.make("filesink", name: EngineGraph.outputSink, properties: ["location": .string(path), "sync": false, "async": false])]
+        case .discard:
+            return [try ElementFactory.make("fakesink", name: EngineGraph.outputSink, properties: ["sync": true, "async": false])]
+        }
+    }
+
+    /// True when the output is a sound-server stream whose device can be moved.
+    var isSoundServer: Bool { if case .soundServer = self { return true }; return false }
+}

@@ -1,0 +1,318 @@
+import ClassroomAudio
+import Dispatch
+import Foundation
+import GStreamer
+import Logging
+
+/// Owns a classroom's audio: the session decides, the controller applies each resolved state to
+/// the engine by diff, and the graph's own observations (devices, corking, levels, silent
+/// feeds) flow back into the session.
+///
+/// Every change to GStreamer happens on one serial queue; session and engine callbacks only
+/// hand work to it.
+public final class SessionController: Sendable {
+    /// Which microphone the uplink opens.
+    public enum MicrophonePolicy: Sendable, Hashable {
+        /// The route's input device, as the session resolves it.
+        case route
+        /// Always this source (files and pushed samples for tests and demos).
+        case fixed(MicrophoneSource)
+    }
+
+    /// Thresholds of the graph alarms.
+    public struct AlarmSettings: Sendable {
+        /// 1025: an RTC input that received audio and then none for this long.
+        public var rtcSilence: ClockTime = .milliseconds(500)
+        /// 1031: the processed microphone below this level …
+        public var lowRecordingLevel: Double = -60
+        /// … for this long.
+        public var lowRecordingDuration: ClockTime = .seconds(5)
+        /// mediaSuppressed: the courseware quieter at the output than its gains explain by this much …
+        public var suppressionMargin: Double = 3
+        /// … for this long, while the courseware itself is above `suppressionFloor`.
+        public var suppressionDuration: ClockTime = .seconds(1)
+        /// Courseware quieter than this is not judged.
+        public var suppressionFloor: Double = -50
+        /// How often the monitors look.
+        public var checkInterval: ClockTime = .milliseconds(100)
+        /// Defaults.
+        public init() {}
+    }
+
+    /// The session: leases, policy, volumes, routes.
+    public let session: AudioSession
+    /// The live graph.
+    public let engine: AudioEngine
+    let queue = DispatchQueue(label: "classroom-audio.session-controller")
+    private let microphone: MicrophonePolicy
+    private let alarms: AlarmSettings
+    private let onUplinkFrame: @Sendable (UplinkFrame) -> Void
+    private let logger: Logger
+    private let state = Locked(ControllerState())
+    let monitors: GraphMonitors
+
+    struct ControllerState: Sendable {
+        var applied: ResolvedState?
+        var lesson: LessonPlayer?
+        var lessonWasPlaying = false
+        var micLease: LeaseToken?
+        var tokens: [any AnyObject & Sendable] = []
+        var deviceMonitor: DeviceMonitor?
+        var deviceIDs: [String: String] = [:]   // display name → server id, for removals
+        var timer: MonitorTimer?
+    }
+
+    /// The alarm monitors' timer.
+    struct MonitorTimer: @unchecked Sendable {
+        // DispatchSource objects are thread-safe; Dispatch just does not declare them Sendable.
+        let source: DispatchSourceTimer
+    }
+
+    /// Builds the engine for `output` and a session over it.
+    public init(output: OutputTarget, settings: SessionSettings = SessionSettings(), microphone: MicrophonePolicy = .route,
+                alarms: AlarmSettings = AlarmSettings(), engineConfiguration: AudioEngine.Configuration = .init(),
+                logger: Logger, onUplinkFrame: @escaping @Sendable (UplinkFrame) -> Void = { _ in }) throws(EngineError) {
+        var configuration = engineConfiguration
+        configuration.mediaRole = settings.baseConfiguration.mediaRole
+        engine = try AudioEngine(output: output, configuration: configuration, logger: logger)
+        do {
+            session = try AudioSession(settings: settings, hardware: EngineHardware(engine: engine), logger: logger)
+        } catch {
+            throw .gstreamer(.failed(error.description))
+        }
+        self.microphone = microphone
+        self.alarms = alarms
+        self.onUplinkFrame = onUplinkFrame
+        self.logger = logger
+        monitors = GraphMonitors(settings: alarms)
+    }
+
+    // MARK: Life cycle
+
+    /// Starts the engine, the device watch and the monitors, activates the session and applies it.
+    public func start() throws(EngineError) {
+        try engine.start()
+        let sessionToken = session.observe { [weak self] event in
+            guard let self else { return }
+            self.queue.async { self.handle(event) }
+        }
+        let engineToken = engine.observe { [weak self] event in self?.handle(event) }
+        state.withLock { $0.tokens += [sessionToken, engineToken] }
+        try startDeviceWatch()
+        do { try session.setActive(true) } catch { logger.error("session activation refused: \(error)") }
+        startMonitorTimer()
+        queue.sync { apply() }
+    }
+
+    /// Stops everything; a WAV output is finalised.
+    public func stop() {
+        let (lesson, monitor, timer) = state.withLock { state in
+            defer { state.tokens.removeAll(); state.timer = nil; state.deviceMonitor = nil }
+            return (state.lesson, state.deviceMonitor, state.timer)
+        }
+        timer?.source.cancel()
+        monitor?.stop()
+        lesson?.stop()
+        queue.sync {
+            engine.disconnectMicrophone()
+            engine.stop()
+        }
+    }
+
+    // MARK: Microphone, lesson, RTC
+
+    /// Connects the student's microphone: takes the voiceCall lease (playAndRecord/voiceChat,
+    /// voice processing, call volume) — the courseware keeps playing, at the same level.
+    public func connectMicrophone(owner: String = "mic-connect") throws(AudioSessionError) {
+        guard state.withLock({ $0.micLease == nil }) else { return }
+        let token = try session.lease(.voiceCall, owner: owner)
+        state.withLock { $0.micLease = token }
+        queue.sync {}   // the session's events have been applied when this returns
+    }
+
+    /// Disconnects the microphone: releases the lease; what the other leases need returns.
+    public func disconnectMicrophone() throws(AudioSessionError) {
+        guard let token = state.withLock({ state -> LeaseToken? in defer { state.micLease = nil }; return state.micLease }) else { return }
+        try session.release(token)
+        queue.sync {}
+    }
+
+    /// True while the microphone lease is held.
+    public var isMicrophoneConnected: Bool { state.withLock { $0.micLease != nil } }
+
+    /// Loads a lesson whose audio goes into the courseware input (created on first use).
+    public func loadLesson(uri: String, video: LessonPlayer.VideoOutput) throws(EngineError) -> LessonPlayer {
+        let courseware: AudioInput
+        if let existing = engine.input(id: "courseware") {
+            courseware = existing
+        } else {
+            courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        }
+        let lesson = try LessonPlayer(uri: uri, courseware: courseware, video: video, videoDelay: engine.outputLatency, logger: logger)
+        let previous = state.withLock { state -> LessonPlayer? in defer { state.lesson = lesson }; return state.lesson }
+        previous?.stop()
+        return lesson
+    }
+
+    /// The lesson, once loaded.
+    public var lesson: LessonPlayer? { state.withLock { $0.lesson } }
+
+    // MARK: Applying the session
+
+    /// Applies the session's resolved state to the engine, changing only what differs.
+    func apply() {
+        let new = session.resolvedState
+        let old = state.withLock { $0.applied }
+        do {
+            // Output first: a route change (Bluetooth A2DP → HFP on mic-connect included) is a retarget.
+            if engine.output.isSoundServer, new.route.output?.deviceID != old?.route.output?.deviceID {
+                try engine.retargetOutput(device: new.route.output?.deviceID)
+            }
+            try applyMicrophone(new: new, old: old)
+            if new.volume != old?.volume {
+                engine.setMasterVolume(Double(new.volume.value), ramp: .milliseconds(50))
+            }
+            if new.ducking != old?.ducking {
+                engine.setDucking(Double(new.ducking.factor), ramp: ClockTime(new.ducking.ramp))
+            }
+            if new.isInterrupted != old?.isInterrupted { try engine.uplink?.setMuted(new.isInterrupted) }
+        } catch {
+            logger.error("applying the session failed: \(error)")
+        }
+        monitors.expectedCoursewareGain = Double(new.volume.value) * Double(new.ducking.factor)
+        state.withLock { $0.applied = new }
+    }
+
+    private func applyMicrophone(new: ResolvedState, old: ResolvedState?) throws(EngineError) {
+        let source = microphoneSource(for: new)
+        let wanted = new.isRecording && source != nil
+        let processing = VoiceProcessing(profile: new.processingProfile)
+        guard wanted, let source else {
+            if engine.uplink != nil { engine.disconnectMicrophone() }
+            return
+        }
+        if let uplink = engine.uplink {
+            if uplink.source != source {
+                // Another input device: rebuild the chain on it.
+                engine.disconnectMicrophone()
+                _ = try engine.connectMicrophone(source, processing: processing, onFrame: onUplinkFrame)
+            } else if uplink.voiceProcessing != processing {
+                try uplink.reconfigure(processing)
+            }
+        } else {
+            let uplink = try engine.connectMicrophone(source, processing: processing, onFrame: onUplinkFrame)
+            try uplink.setMuted(new.isInterrupted)
+        }
+    }
+
+    private func microphoneSource(for resolved: ResolvedState) -> MicrophoneSource? {
+        switch microphone {
+        case .fixed(let source): return source
+        case .route: return resolved.route.input.map { .device($0.deviceID) }
+        }
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: SessionEvent) {
+        switch event {
+        case .lessonPauseRequested(let reason):
+            if let lesson, lesson.isPlaying {
+                logger.info("lesson paused", metadata: ["reason": "\(reason)"])
+                try? lesson.pause()
+                if case .interruption = reason { state.withLock { $0.lessonWasPlaying = true } }
+            }
+        case .interruptionEnded(_, let shouldResume):
+            apply()
+            if shouldResume, state.withLock({ state -> Bool in defer { state.lessonWasPlaying = false }; return state.lessonWasPlaying }) {
+                try? lesson?.play()
+            }
+            return
+        default:
+            break
+        }
+        apply()
+    }
+
+    private func handle(_ event: EngineEvent) {
+        switch event {
+        case .outputStateRequested(let requested):
+            queue.async { [session] in
+                if requested == .paused {
+                    session.beginInterruption(.soundServerCorked)
+                } else if requested == .playing {
+                    _ = session.endInterruption(.soundServerCorked, shouldResume: true)
+                }
+            }
+        case .outputLost(let why):
+            logger.error("output lost: \(why)")
+            queue.async { [session] in session.mediaServicesWereLost() }
+        case .level(let meter, let rms, _, _):
+            monitors.record(meter: meter, rms: rms)
+        case .error(let element, let message, _):
+            logger.error("engine error in \(element): \(message)")
+        case .warning:
+            break
+        }
+    }
+
+    // MARK: Devices
+
+    private func startDeviceWatch() throws(EngineError) {
+        guard engine.output.isSoundServer else {
+            session.addDevice(DeviceBridge.headlessOutput)
+            if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+            return
+        }
+        let monitor = try EngineError.wrap { () throws(GStreamerError) in try DeviceMonitor.audio() }
+        let subscription = monitor.bus.subscribe { [weak self] message in
+            guard let self else { return }
+            switch message.view {
+            case .deviceAdded(let device):
+                guard let audio = DeviceBridge.audioDevice(device) else { return }
+                self.state.withLock { $0.deviceIDs[device.displayName] = audio.id }
+                self.queue.async { self.session.addDevice(audio) }
+            case .deviceRemoved(let device):
+                let id = DeviceBridge.audioDevice(device)?.id ?? self.state.withLock { $0.deviceIDs[device.displayName] }
+                if let id { self.queue.async { _ = self.session.removeDevice(id: id) } }
+            case .deviceChanged(let device, _):
+                guard let audio = DeviceBridge.audioDevice(device) else { return }
+                self.queue.async { self.session.updateDevice(audio) }
+            default:
+                break
+            }
+        }
+        try EngineError.wrap { () throws(GStreamerError) in try monitor.start() }
+        // Devices present at start also arrive as device-added; the session de-duplicates by id.
+        for device in monitor.devices {
+            if let audio = DeviceBridge.audioDevice(device) {
+                state.withLock { $0.deviceIDs[device.displayName] = audio.id }
+                session.addDevice(audio)
+            }
+        }
+        if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+        state.withLock { $0.deviceMonitor = monitor; $0.tokens.append(subscription) }
+    }
+
+    // MARK: Alarms
+
+    private func startMonitorTimer() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let interval = Int(alarms.checkInterval.milliseconds)
+        timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
+        timer.setEventHandler { [weak self] in self?.checkAlarms() }
+        timer.resume()
+        state.withLock { $0.timer = MonitorTimer(source: timer) }
+    }
+
+    private func checkAlarms() {
+        let findings = monitors.check(inputs: engine.inputs, uplinkActive: engine.uplink != nil)
+        for finding in findings {
+            if finding.raised {
+                session.raiseAlarm(finding.code, owner: finding.owner, message: finding.message, context: finding.context)
+            } else {
+                session.clearAlarm(finding.code, owner: finding.owner)
+            }
+        }
+    }
+}

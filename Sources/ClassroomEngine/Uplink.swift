@@ -1,0 +1,87 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// One processed 10 ms microphone frame for the RTC SDK.
+public struct UplinkFrame: Sendable {
+    /// S16LE mono 48 kHz samples: 480 of them.
+    public let samples: [Int16]
+    /// The frame's running time in the engine.
+    public let timestamp: ClockTime?
+}
+
+/// The microphone chain: source → convert → 10 ms framing → webrtcdsp → level → mute → appsink.
+///
+/// It exists only while a lease records. The output chain does not change when it comes and
+/// goes, which is what makes connecting the microphone gapless.
+public final class Uplink: Sendable {
+    /// What stands for the microphone.
+    public let source: MicrophoneSource
+    /// For `.pushed` sources: where the application pushes "microphone" samples (uplink format, running-time PTS).
+    public let pushedInput: AppSource?
+
+    let elements: [Element]
+    let dsp: Element
+    let split: Element
+    let mute: Element
+    let sink: AppSink
+    private let processing: Mutex<VoiceProcessing>
+    private let frames = Atomic<Int>(0)
+    private let tokens: Mutex<[any AnyObject & Sendable]>
+
+    init(source: MicrophoneSource, pushedInput: AppSource?, elements: [Element], dsp: Element, split: Element,
+         mute: Element, sink: AppSink, processing: VoiceProcessing, tokens: [any AnyObject & Sendable]) {
+        self.source = source; self.pushedInput = pushedInput; self.elements = elements
+        self.dsp = dsp; self.split = split; self.mute = mute; self.sink = sink
+        self.processing = Mutex(processing)
+        self.tokens = Mutex(tokens)
+    }
+
+    /// The DSP settings in force.
+    public var voiceProcessing: VoiceProcessing { processing.withLock { $0 } }
+
+    /// Processed frames handed to the callback so far.
+    public var framesDelivered: Int { frames.load(ordering: .relaxed) }
+
+    func countFrame() { frames.add(1, ordering: .relaxed) }
+
+    func keep(_ token: any AnyObject & Sendable) { tokens.withLock { $0.append(token) } }
+
+    /// Mutes or unmutes what goes up (interruptions); the chain keeps running so the DSP stays converged.
+    public func setMuted(_ muted: Bool) throws(EngineError) {
+        try EngineError.wrap { () throws(GStreamerError) in try mute.set("mute", muted) }
+    }
+
+    /// Whether the uplink is muted.
+    public var isMuted: Bool { (try? mute.bool("mute")) ?? false }
+
+    /// Switches the DSP to `settings`: blocks the DSP's input, restarts it through NULL with the
+    /// new settings (it reads them only when it starts) and unblocks. Waits up to `timeout`.
+    ///
+    /// Measured on 1.22: 0.2–0.3 ms inside the probe, no timestamp gap with 10 ms input.
+    public func reconfigure(_ settings: VoiceProcessing, timeout: ClockTime = .seconds(2)) throws(EngineError) {
+        guard settings != voiceProcessing else { return }
+        let done = DispatchSemaphore(value: 0)
+        let failure = Mutex<GStreamerError?>(nil)
+        let dsp = self.dsp
+        let pad = try EngineError.wrap { () throws(GStreamerError) in try split.staticPad("src") }
+        let probe = pad.addProbe(.blocking) { _ in
+            do {
+                try dsp.setState(.null)
+                try settings.apply(to: dsp)
+                try dsp.syncStateWithParent()
+            } catch let error as GStreamerError {
+                failure.withLock { $0 = error }
+            } catch {
+                failure.withLock { $0 = .failed("\(error)") }
+            }
+            done.signal()
+            return .remove
+        }
+        let finished = done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success
+        if !finished { probe?.remove() }
+        if let error = failure.withLock({ $0 }) { throw .gstreamer(error) }
+        guard finished else { throw .microphoneUnavailable("the microphone chain did not pause to switch processing within \(timeout)") }
+        processing.withLock { $0 = settings }
+    }
+}
