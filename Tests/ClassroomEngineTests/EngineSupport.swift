@@ -45,6 +45,11 @@ final class SignalPump: Sendable {
 
     func stop() { _ = try? pipeline.setState(.null); token.disconnect() }
 
+    /// True once the source has ended (files).
+    var finished: Bool {
+        (try? pipeline.element(named: "pump-out", as: AppSink.self))?.isEndOfStream == true
+    }
+
     deinit { stop() }
 }
 
