@@ -14,11 +14,12 @@ import Synchronization
 public final class AudioEngine: Sendable {
     /// Tunables; the defaults are what the tests and the benchmark measure.
     public struct Configuration: Sendable {
-        /// Extra time the mixer waits for late live inputs.
-        public var mixerLatency: ClockTime = .milliseconds(20)
+        /// How long the mixer waits for late input: the jitter an input may have. With 20 ms,
+        /// the CPU spike of a microphone starting on PulseAudio made inputs miss it (measured clicks).
+        public var mixerLatency: ClockTime = .milliseconds(40)
         /// The pipeline's fixed latency: the mix plays this long after it is produced. Covers
         /// the mixer latency, one 10 ms block, the sink's 20 ms processing deadline and a margin.
-        public var pipelineLatency: ClockTime = .milliseconds(80)
+        public var pipelineLatency: ClockTime = .milliseconds(100)
         /// How much audio an input may queue before the oldest is dropped.
         public var inputQueue: ClockTime = .milliseconds(200)
         /// The `media.role` of the output stream (from the session category).
@@ -31,8 +32,9 @@ public final class AudioEngine: Sendable {
         /// the probe's upstream latency (mixer latency + one 10 ms block), i.e. audio that has not
         /// been played yet when the frame was captured, and the canceller cannot use it. Moving the
         /// frame that much earlier lines the reference up with what was actually playing. Measured
-        /// with a 50 ms echo path: 0.2 dB of echo removed without it, 54 dB with 30 ms (the default).
-        public var echoPathCompensation: ClockTime = .milliseconds(30)
+        /// with a 50 ms echo path: 0.2 dB of echo removed without it, 54 dB with it. Nil: the
+        /// probe's upstream latency, i.e. `mixerLatency` + one 10 ms block.
+        public var echoPathCompensation: ClockTime?
         /// Defaults.
         public init() {}
     }
@@ -149,6 +151,11 @@ public final class AudioEngine: Sendable {
     /// The output latency: how long after mixing a sample is played.
     public var outputLatency: ClockTime { configuration.pipelineLatency }
 
+    /// How much earlier the DSP treats microphone frames (see `Configuration.echoPathCompensation`).
+    public var echoPathCompensation: ClockTime {
+        configuration.echoPathCompensation ?? configuration.mixerLatency + EngineGraph.frameDuration
+    }
+
     /// Calls `handler` with every engine event; keep the token.
     public func observe(_ handler: @escaping @Sendable (EngineEvent) -> Void) -> EngineObservation {
         let id = state.withLock { state -> UInt64 in
@@ -203,8 +210,9 @@ public final class AudioEngine: Sendable {
 
     private func makeInput(id: String, kind: AudioInput.Kind, format: AudioFormat) throws(GStreamerError) -> AudioInput {
         let source = try AppSource.make(name: "\(id)-src")
-        // Live, stamped on arrival with running time: a push plays `pipelineLatency` later.
-        try source.configure(audio: format, isLive: true, doTimestamp: true,
+        // Live, timestamped by AudioInput (contiguous, anchored to the running time on arrival):
+        // a push plays `pipelineLatency` later.
+        try source.configure(audio: format, isLive: true, doTimestamp: false,
                              limits: .init(time: configuration.inputQueue), whenFull: .dropOldest)
         var elements: [Element] = [
             source,
@@ -227,7 +235,9 @@ public final class AudioEngine: Sendable {
         guard let last = elements.last else { throw .failed("empty input branch") }
         try last.staticPad("src").link(to: pad)
         for element in elements { try element.syncStateWithParent() }
-        return AudioInput(id: id, kind: kind, format: format, source: source, elements: elements, mixerPad: pad, duck: duck)
+        let pipeline = self.pipeline
+        return AudioInput(id: id, kind: kind, format: format, source: source, elements: elements, mixerPad: pad, duck: duck,
+                          clock: { pipeline.currentRunningTime })
     }
 
     // MARK: Volumes
@@ -374,14 +384,14 @@ public final class AudioEngine: Sendable {
                 try? pad.link(to: sinkPad)
             })
         }
-        if configuration.echoPathCompensation > .zero {
+        let compensation = echoPathCompensation
+        if compensation > .zero {
             // A pad offset moves running time only: timestamps, and the uplink's frames, stay as captured.
-            try dsp.staticPad("sink").offset = -Int64(configuration.echoPathCompensation.nanoseconds)
+            try dsp.staticPad("sink").offset = -Int64(compensation.nanoseconds)
         }
         let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, split: split, mute: mute,
                             sink: sink, processing: processing, tokens: tokens)
         // webrtcdsp restamps its output with running time, which the compensation moved earlier.
-        let compensation = configuration.echoPathCompensation
         let frameToken = try sink.onNewSample { [weak uplink] sample in
             guard let buffer = sample.buffer else { return }
             uplink?.countFrame()

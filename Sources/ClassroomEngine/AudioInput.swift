@@ -36,6 +36,11 @@ public final class AudioInput: Sendable {
     public let format: AudioFormat
 
     let source: AppSource
+    let clock: @Sendable () -> ClockTime?
+    private let timeline = Locked<ClockTime?>(nil)
+    private let resyncs = Atomic<Int>(0)
+    /// How far a push may arrive from where the previous one ended and still continue it.
+    static let jitterTolerance = ClockTime.milliseconds(40)
     let elements: [Element]
     let mixerPad: Pad
     let duck: VolumeControl?
@@ -45,9 +50,11 @@ public final class AudioInput: Sendable {
     private let dropped = Atomic<Int>(0)
     private let probeBox = Mutex<PadProbe?>(nil)
 
-    init(id: String, kind: Kind, format: AudioFormat, source: AppSource, elements: [Element], mixerPad: Pad, duck: VolumeControl?) {
+    init(id: String, kind: Kind, format: AudioFormat, source: AppSource, elements: [Element], mixerPad: Pad, duck: VolumeControl?,
+         clock: @escaping @Sendable () -> ClockTime?) {
         self.id = id; self.kind = kind; self.format = format
         self.source = source; self.elements = elements; self.mixerPad = mixerPad; self.duck = duck
+        self.clock = clock
         let arrivals = self.arrivals
         let probe = mixerPad.addProbe(.buffer) { _ in
             arrivals.mark()
@@ -56,18 +63,38 @@ public final class AudioInput: Sendable {
         probeBox.withLock { $0 = probe }
     }
 
-    /// Pushes interleaved 16-bit samples. `timestamp` nil stamps them with the engine's
-    /// running time on arrival (what a live feed wants); otherwise it is the running time
-    /// at which they should play.
+    /// Pushes interleaved 16-bit samples. `timestamp` nil places them right after the previous
+    /// push when they arrive within 40 ms of where it ended (so arrival jitter never tears the
+    /// audio), or at the engine's running time on arrival when the feed starts or has paused;
+    /// otherwise `timestamp` is the running time at which they should be mixed.
     @discardableResult
     public func push(_ samples: [Int16], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
-        try push { () throws(GStreamerError) in try source.push(samples, pts: timestamp) }
+        let pts = timestamp ?? stamp(samples: samples.count)
+        return try push { () throws(GStreamerError) in try source.push(samples, pts: pts) }
     }
 
-    /// Pushes interleaved 32-bit float samples.
+    /// Pushes interleaved 32-bit float samples; timestamps as for 16-bit samples.
     @discardableResult
     public func push(_ samples: [Float], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
-        try push { () throws(GStreamerError) in try source.push(samples, pts: timestamp) }
+        let pts = timestamp ?? stamp(samples: samples.count)
+        return try push { () throws(GStreamerError) in try source.push(samples, pts: pts) }
+    }
+
+    /// A contiguous timestamp for a push of `samples` arriving now.
+    private func stamp(samples: Int) -> ClockTime? {
+        guard let now = clock(), format.channels > 0, samples % format.channels == 0 else { return nil }
+        let duration = ClockTime.frames(samples / format.channels, rate: format.rate)
+        return timeline.withLock { next in
+            let pts: ClockTime
+            if let expected = next, (expected > now ? expected - now : now - expected) <= Self.jitterTolerance {
+                pts = expected
+            } else {
+                if next != nil { resyncs.add(1, ordering: .relaxed) }
+                pts = now
+            }
+            next = pts + duration
+            return pts
+        }
     }
 
     /// The input's own volume, 0…10 (the mixer pad's `volume`); independent of ducking and the master volume.
@@ -77,6 +104,10 @@ public final class AudioInput: Sendable {
 
     /// The input's own volume.
     public var volume: Double { (try? mixerPad.double("volume")) ?? 1 }
+
+    /// How many times the feed arrived too far from where it left off and was re-anchored to the
+    /// running time (a pause, or jitter beyond 40 ms): each is a break in the mixed audio.
+    public var timelineResyncs: Int { resyncs.load(ordering: .relaxed) }
 
     /// How many pushes dropped older audio because the queue was full.
     public var droppedPushes: Int { dropped.load(ordering: .relaxed) }

@@ -121,14 +121,17 @@ final class OutputCapture: Sendable {
     }
 
     /// Sample-to-sample jumps on channel 0 larger than `limit` (a click), after the first chunk.
-    func clicks(limit: Int) -> Int {
-        var clicks = 0
+    func clicks(limit: Int) -> Int { clickTimes(limit: limit).count }
+
+    /// Where the clicks are: the PTS of the chunk each one is in.
+    func clickTimes(limit: Int) -> [ClockTime] {
+        var clicks: [ClockTime] = []
         var previous: Int16?
         for chunk in all.dropFirst() {
             var index = 0
             while index < chunk.samples.count {
                 let value = chunk.samples[index]
-                if let previous, abs(Int(value) - Int(previous)) > limit { clicks += 1 }
+                if let previous, abs(Int(value) - Int(previous)) > limit { clicks.append(chunk.pts ?? .zero) }
                 previous = value
                 index += format.channels
             }

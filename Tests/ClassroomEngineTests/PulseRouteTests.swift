@@ -1,0 +1,159 @@
+import ClassroomAudio
+import Foundation
+import Testing
+@testable import ClassroomEngine
+import GStreamer
+
+/// Routes on a real PulseAudio server: null sinks plugged and unplugged with pactl. `make test`
+/// starts the server (scripts/with-pulseaudio.sh) and runs these on their own, serialized: device
+/// providers are process-wide and two monitors side by side were measured to miss hotplugs.
+@Suite("Routes on a real PulseAudio server", .serialized, .enabled(if: EngineSupport.hasPulse))
+struct PulseRouteTests {
+    init() throws { try EngineSupport.start() }
+
+    @discardableResult
+    static func pactl(_ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw EngineTestFailure("pactl \(arguments.joined(separator: " ")) failed") }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Plugs a USB headset (a null sink with a headset's properties); returns the module id.
+    static func plugHeadset(_ name: String) throws -> String {
+        try pactl("load-module", "module-null-sink", "sink_name=\(name)",
+                  "sink_properties=\"device.description='USB Headset' device.form_factor=headset device.bus=usb\"")
+    }
+
+    /// The median 200 ms level heard on a sink's monitor over 2 s (what the device plays),
+    /// leaving out silent windows: a stream that just moved to a null sink arrives there in bursts.
+    static func monitorLevel(of sink: String) throws -> Double {
+        let pipeline = try Pipeline.parse("pulsesrc device=\(sink).monitor ! audio/x-raw,rate=48000,channels=2 ! level name=ear interval=200000000 ! fakesink")
+        let levels = Locked<[Double]>([])
+        let subscription = pipeline.bus.subscribe { message in
+            if case .element(let s) = message.view, s.name == "level", let rms = s.doubles("rms")?.first { levels.withLock { $0.append(rms) } }
+        }
+        defer { subscription.cancel(); _ = try? pipeline.setState(.null) }
+        _ = try pipeline.bus.waitForMessage(timeout: .seconds(5), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { _ in
+            levels.withLock { $0.count >= 10 }
+        }
+        let heard = levels.withLock { $0 }.filter { $0 > -60 }.sorted()
+        return heard.isEmpty ? -.infinity : heard[heard.count / 2]
+    }
+
+    private func waitFor(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        if !condition() { throw EngineTestFailure("timed out waiting for \(what)") }
+    }
+
+    @Test("a headset plugged in takes the output, unplugging it returns to the speaker and pauses the lesson, an override to speaker holds — without restarting the pipeline")
+    func headsetRoutes() async throws {
+        let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
+        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.pushed), logger: EngineSupport.logger)
+        let events = Locked<[SessionEvent]>([])
+        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+        try controller.start()
+        defer { controller.stop(); observation.cancel() }
+        let pipelineStates = Locked<[State]>([])
+        let watch = controller.engine.pipeline.bus.subscribe { message in
+            if message.isFrom(controller.engine.pipeline), case .stateChanged(_, let new, _) = message.view { pipelineStates.withLock { $0.append(new) } }
+        }
+        defer { watch.cancel() }
+        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        let lesson = try controller.session.lease(.playback, owner: "courseware")
+        try await waitFor("the speaker route") { controller.engine.currentOutputDevice == "speaker" }
+        #expect(controller.engine.pipeline.currentState(waitingUpTo: .seconds(5)).current == .playing)
+
+        let module = try Self.plugHeadset(headset)
+        try await waitFor("the headset route") { controller.session.currentRoute.output?.deviceID == headset }
+        try await waitFor("the stream on the headset") { controller.engine.currentOutputDevice == headset }
+        // The −23 dBFS tone is heard on the headset and no longer on the speaker. (Null sinks
+        // take a moved stream in bursts, so levels are compared with silence, not to the 0.1 dB.)
+        let onHeadset = try Self.monitorLevel(of: headset)
+        let speakerMeanwhile = try Self.monitorLevel(of: "speaker")
+        print("FIGURE routed to the headset: headset monitor \(onHeadset) dBFS, speaker monitor \(speakerMeanwhile) dBFS")
+        #expect(onHeadset > -35)
+        #expect(speakerMeanwhile < -60)
+        #expect(controller.session.currentRoute.output?.port == .headphones)
+
+        try Self.pactl("unload-module", module)
+        try await waitFor("the speaker route again") { controller.session.currentRoute.output?.deviceID == "speaker" }
+        try await waitFor("the stream back on the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        #expect(events.withLock { $0 }.contains { if case .lessonPauseRequested(.headphonesUnplugged) = $0 { return true }; return false })
+        #expect(events.withLock { $0 }.contains { if case .routeChanged(.oldDeviceUnavailable, _, _) = $0 { return true }; return false })
+        let onSpeaker = try Self.monitorLevel(of: "speaker")
+        #expect(onSpeaker > -35)
+
+        let again = try Self.plugHeadset(headset)
+        defer { _ = try? Self.pactl("unload-module", again) }
+        try await waitFor("the headset route again") { controller.engine.currentOutputDevice == headset }
+        try controller.session.overrideOutputPort(.speaker)
+        try await waitFor("the override to the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        #expect(controller.session.currentRoute.output?.port == .builtInSpeaker)
+
+        // Never restarted: after reaching PLAYING the engine pipeline never went down again.
+        #expect(!pipelineStates.withLock { $0 }.contains { $0 < .playing })
+        #expect(controller.engine.pipeline.state == .playing)
+        try controller.session.release(lesson)
+    }
+
+    @Test("20 mic connect/disconnect cycles and 5 sink retargets on PulseAudio leave no gap, DISCONT or click")
+    func gaplessAcrossCyclesAndRetargets() async throws {
+        let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
+        let module = try Self.plugHeadset(headset)
+        defer { _ = try? Self.pactl("unload-module", module) }
+        // The microphone is a device of its own (a null sink's monitor standing in for a USB mic):
+        // recording the output sink's own monitor while moving the output to and from that sink
+        // made the null sink consume slower than real time (measured: ~200 dropped pushes).
+        let room = "room_\(UInt32.random(in: 0...UInt32.max))"
+        let roomModule = try Self.pactl("load-module", "module-null-sink", "sink_name=\(room)")
+        defer { _ = try? Self.pactl("unload-module", roomModule) }
+        let engine = try AudioEngine(output: .soundServer(device: "speaker"), logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        #expect(engine.pipeline.currentState(waitingUpTo: .seconds(5)).current == .playing)
+        #expect(await OutputWarmUp.settle(engine, input: courseware))
+        let droppedBefore = courseware.droppedPushes
+        let capture = try OutputCapture(engine)
+        var retargets = 0
+        for cycle in 0..<20 {
+            let uplink = try engine.connectMicrophone(.device("\(room).monitor"), processing: .voice) { _ in }
+            try await Task.sleep(for: .milliseconds(60))
+            if cycle.isMultiple(of: 4) {
+                try engine.retargetOutput(device: retargets.isMultiple(of: 2) ? headset : "speaker")
+                retargets += 1
+            }
+            _ = uplink
+            engine.disconnectMicrophone()
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        let end = try #require(capture.all.last?.pts)
+        #expect(await capture.wait(until: end + .milliseconds(200)))
+        capture.stop()
+        let continuity = capture.continuity()
+        let clicks = capture.clicks(limit: Int((0.1 * 2 * Double.pi * 500 / 48_000 * 32_768 * 1.5).rounded(.up)))
+        print("FIGURE continuity on PulseAudio, 20 mic cycles (pulsesrc) + \(retargets) retargets: \(continuity.chunks) buffers, \(continuity.gaps) gaps, \(continuity.discont) DISCONT, \(clicks) clicks, \(courseware.droppedPushes - droppedBefore) dropped pushes")
+        #expect(retargets == 5)
+        #expect(courseware.droppedPushes == droppedBefore)
+
+        #expect(continuity.gaps == 0)
+        #expect(continuity.discont == 0)
+        #expect(clicks == 0)
+        #expect(engine.pipeline.state == .playing)
+    }
+}
