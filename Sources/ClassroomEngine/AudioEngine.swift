@@ -212,8 +212,11 @@ public final class AudioEngine: Sendable {
         let source = try AppSource.make(name: "\(id)-src")
         // Live, timestamped by AudioInput (contiguous, anchored to the running time on arrival):
         // a push plays `pipelineLatency` later.
+        // Bounded in bytes: appsrc's queued-time figure trails what is really queued (measured 50 ms
+        // reported with 2 s queued), so the byte limit is what keeps memory bounded.
+        let queueBytes = Int(configuration.inputQueue.nanoseconds * UInt64(format.rate) / 1_000_000_000) * format.bytesPerFrame
         try source.configure(audio: format, isLive: true, doTimestamp: false,
-                             limits: .init(time: configuration.inputQueue), whenFull: .dropOldest)
+                             limits: .init(bytes: queueBytes), whenFull: .dropOldest)
         var elements: [Element] = [
             source,
             try ElementFactory.make("audioconvert", name: "\(id)-convert"),

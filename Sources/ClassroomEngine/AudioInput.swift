@@ -112,8 +112,8 @@ public final class AudioInput: Sendable {
     /// How many pushes dropped older audio because the queue was full.
     public var droppedPushes: Int { dropped.load(ordering: .relaxed) }
 
-    /// Media time queued and not yet mixed.
-    public var queuedTime: ClockTime { source.queuedTime }
+    /// Media time queued and not yet mixed (from the queued bytes).
+    public var queuedTime: ClockTime { ClockTime.frames(source.queuedBytes / max(1, format.bytesPerFrame), rate: format.rate) }
 
     /// True once the input was removed from the engine.
     public var isRemoved: Bool { removed.load(ordering: .acquiring) }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GStreamer
 import Logging
@@ -39,6 +40,7 @@ public final class LessonPlayer: Sendable {
     private let handlers = Locked<[UInt64: @Sendable (Event) -> Void]>([:])
     private let tokens = Locked<[any AnyObject & Sendable]>([])
     private let lastFailure = Locked<String?>(nil)
+    private let failed = DispatchSemaphore(value: 0)
 
     /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
     /// pictures and sound stay together.
@@ -73,6 +75,8 @@ public final class LessonPlayer: Sendable {
         do {
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))
         } catch {
+            // The reason (file not found, no decoder …) is on the bus; give it a moment to arrive.
+            _ = failed.wait(timeout: .now() + .milliseconds(500))
             let reason = lastFailure.withLock { $0 } ?? error.description
             _ = try? pipeline.setState(.null)
             throw .lessonFailed(reason)
@@ -118,7 +122,7 @@ public final class LessonPlayer: Sendable {
             event = .ended
         case .error(let error, let debug):
             let text = "\(message.source ?? "lesson"): \(error.message)"
-            lastFailure.withLock { $0 = $0 ?? text }
+            if lastFailure.withLock({ current in defer { current = current ?? text }; return current == nil }) { failed.signal() }
             logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")"])
             event = .failed(text)
         default:

@@ -114,7 +114,10 @@ final class OutputCapture: Sendable {
             guard let p = previous.pts, let d = previous.duration, let n = next.pts else { gaps += 1; continue }
             let expected = p + d
             let delta = n > expected ? n - expected : expected - n
-            if delta > .microseconds(1) { gaps += 1 }
+            if delta > .microseconds(1) {
+                gaps += 1
+                print("GAP after \(p) + \(d) → \(n)")
+            }
         }
         let discont = list.dropFirst().filter { $0.flags.contains(.discont) }.count
         return (gaps, discont, list.count)

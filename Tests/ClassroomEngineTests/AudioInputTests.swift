@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import ClassroomEngine
+import GStreamer
+
+@Suite("RTC inputs")
+struct AudioInputTests {
+    init() throws { try EngineSupport.start() }
+
+    @Test("the declared format is validated, and pushes that do not fit it are refused")
+    func formats() throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        #expect(throws: EngineError.self) {
+            try engine.addRTCInput(id: "bad", format: AudioFormat(format: .s16, rate: 48_000, channels: 6))
+        }
+        #expect(throws: EngineError.self) {
+            try engine.addRTCInput(id: "bad", format: AudioFormat(format: .s16, rate: 48_000, channels: 1, interleaved: false))
+        }
+        let peer = try engine.addRTCInput(id: "rtc-peer", format: AudioFormat(format: .s16, rate: 16_000, channels: 2))
+        #expect(throws: EngineError.self) { try engine.addRTCInput(id: "rtc-peer", format: peer.format) }
+        do {
+            try peer.push([Int16](repeating: 0, count: 321))
+            Issue.record("an odd sample count for stereo must be refused")
+        } catch {
+            guard case .wrongSamples(let input, let why) = error else { Issue.record("\(error)"); return }
+            #expect(input == "rtc-peer")
+            #expect(why.contains("2-channel"))
+        }
+        #expect(throws: EngineError.self) { try peer.push([Float](repeating: 0, count: 320)) }
+        #expect(try peer.push([Int16](repeating: 0, count: 320)) == .queued)
+    }
+
+    @Test("a full queue drops the oldest audio and says so; memory stays bounded when pushing 10× too fast")
+    func boundedQueue() throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
+        let peer = try engine.addRTCInput(id: "rtc-flood", format: format)
+        var results: [AudioInput.PushResult] = []
+        // 2 s of audio pushed at once: the queue holds 200 ms.
+        for _ in 0..<200 { results.append(try peer.push([Int16](repeating: 100, count: 480))) }
+        #expect(results.contains(.queuedDroppingOldest))
+        #expect(peer.droppedPushes > 100)
+        #expect(peer.queuedTime <= engine.configuration.inputQueue + .milliseconds(10))
+    }
+
+    @Test("an input removed while playing stops mixing and refuses pushes; a starving input never stalls the mix")
+    func removalAndStarvation() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
+        let starving = try engine.addRTCInput(id: "rtc-silent", format: format)
+        try starving.push([Int16](repeating: 0, count: 480))   // one push, then nothing
+        let talker = try engine.addRTCInput(id: "rtc-talker", format: format)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: talker, format: format)
+        let capture = try OutputCapture(engine)
+        let start = try #require(engine.runningTime)
+        #expect(await capture.wait(until: start + .seconds(1)))
+        let heard = capture.rms(in: start + .milliseconds(400)..<start + .seconds(1))
+        #expect(abs(heard - -23.01) < 0.3)                      // mixing went on despite the starving input
+
+        try engine.removeInput(id: "rtc-talker")
+        pump.stop()
+        #expect(throws: EngineError.self) { try talker.push([Int16](repeating: 0, count: 480)) }
+        #expect(talker.isRemoved)
+        #expect(throws: EngineError.self) { try engine.removeInput(id: "rtc-talker") }
+        let removedAt = try #require(engine.runningTime)
+        #expect(await capture.wait(until: removedAt + .milliseconds(600)))
+        #expect(capture.rms(in: removedAt + .milliseconds(300)..<removedAt + .milliseconds(600)) < -80)
+        let continuity = capture.continuity()
+        #expect(continuity.gaps == 0)
+        #expect(engine.inputs.map(\.id) == ["rtc-silent"])
+    }
+}

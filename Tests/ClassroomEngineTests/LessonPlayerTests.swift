@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+@testable import ClassroomEngine
+import GStreamer
+
+@Suite("Lesson player")
+struct LessonPlayerTests {
+    init() throws { try EngineSupport.start() }
+
+    private static var lessonURI: String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent("samples/lesson.webm").absoluteString
+    }
+
+    private func waitFor(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
+    @Test("the lesson's audio reaches the output through the courseware input; pausing and seeking never stop RTC")
+    func playPauseSeek() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let rtcFormat = AudioFormat(format: .s16, rate: 48_000, channels: 1)
+        let teacher = try engine.addRTCInput(id: "rtc-teacher", format: rtcFormat)
+        let rtc = try SignalPump("audiotestsrc is-live=true wave=sine freq=1000 volume=0.02 samplesperbuffer=480", into: teacher, format: rtcFormat)
+        defer { rtc.stop() }
+        let lesson = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .discard, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        let capture = try OutputCapture(engine)
+        try lesson.play()
+        #expect(lesson.isPlaying)
+        #expect(await waitFor { (lesson.position ?? .zero) > .seconds(1.5) })
+        let duration = try #require(lesson.duration)
+        #expect(abs(duration.seconds - 10) < 0.1)
+
+        try lesson.pause()
+        let pausedAt = try #require(lesson.position)
+        let rtcPushes = rtc.pushed.count
+        #expect(await waitFor { rtc.pushed.count > rtcPushes + 30 })           // RTC kept flowing
+        #expect(abs((lesson.position ?? .zero).seconds - pausedAt.seconds) < 0.05)  // the lesson did not
+        try lesson.seek(to: .seconds(6))
+        try lesson.play()
+        #expect(await waitFor { (lesson.position ?? .zero) > .seconds(6.5) })
+        lesson.stop()
+        capture.stop()
+
+        let continuity = capture.continuity()
+        #expect(continuity.gaps == 0)
+        #expect(continuity.discont == 0)
+        // The lesson's narration and bed were heard: the mix is well above the −40 dBFS RTC tone alone.
+        let loudest = stride(from: 0.0, to: 2.0, by: 0.5).map { capture.rms(in: ClockTime.seconds($0)..<ClockTime.seconds($0 + 0.5)) }.max() ?? -.infinity
+        print("FIGURE lesson through the mixed stream: loudest 0.5 s window \(loudest) dBFS")
+        #expect(loudest > -35)
+    }
+
+    @Test("the lesson plays at half and double speed")
+    func rate() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let lesson = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .discard, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        try lesson.play()
+        #expect(await waitFor { (lesson.position ?? .zero) > .milliseconds(300) })
+        try lesson.setRate(2.0)
+        let start = try #require(lesson.position)
+        let wallStart = ContinuousClock.now
+        #expect(await waitFor { (lesson.position ?? .zero) > start + .seconds(2) })
+        let elapsed = ContinuousClock.now - wallStart
+        // Two seconds of lesson in about one second of time.
+        #expect(elapsed < .milliseconds(1600))
+        #expect(courseware.droppedPushes < 5)    // scaletempo kept the audio in real time
+        #expect(throws: EngineError.self) { try lesson.setRate(3) }
+        lesson.stop()
+    }
+
+    @Test("a missing or corrupt lesson fails with a reason, and the engine keeps mixing")
+    func badLessons() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let missing = try LessonPlayer(uri: "file:///nonexistent/lesson.webm", courseware: courseware, video: .discard,
+                                       videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        do {
+            try missing.play()
+            Issue.record("a missing file must not play")
+        } catch {
+            #expect(error.description.contains("not found") || error.description.contains("No such file") || error.description.contains("Could not open"))
+        }
+        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(getpid()).webm")
+        try Data(repeating: 0x42, count: 4096).write(to: garbage)
+        defer { try? FileManager.default.removeItem(at: garbage) }
+        let corrupt = try LessonPlayer(uri: garbage.absoluteString, courseware: courseware, video: .discard,
+                                       videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        #expect(throws: EngineError.self) { try corrupt.play() }
+        // The engine still runs and mixes.
+        let capture = try OutputCapture(engine)
+        let now = try #require(engine.runningTime)
+        #expect(await capture.wait(until: now + .milliseconds(300)))
+        #expect(engine.pipeline.state == .playing)
+    }
+}
