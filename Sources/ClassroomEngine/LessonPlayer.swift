@@ -134,6 +134,8 @@ public final class LessonPlayer: Sendable {
 
     deinit {
         _ = try? pipeline.setState(.null)
+        // The pad-added handler's closure holds the token list: clearing it breaks that cycle.
+        tokens.withLock { $0.removeAll() }
     }
 }
 
