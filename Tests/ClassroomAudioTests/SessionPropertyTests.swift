@@ -1,0 +1,408 @@
+import ClassroomAudio
+import PropertyBased
+import Testing
+
+/// Random sequences of everything a classroom does to a session, checked after every step
+/// against a model the test keeps itself and against the invariants of DESIGN §4.
+@Suite("Session properties")
+struct SessionPropertyTests {
+    /// Devices that come and go during the random runs.
+    static let devicePool: [AudioDevice] = [
+        Devices.speaker, Devices.builtInMic, Devices.speakerMonitor, Devices.receiver, Devices.usbHeadset,
+        Devices.usbHeadsetMic, Devices.jackHeadphones, Devices.hdmi, Devices.usbMic, Devices.lineOut,
+        Devices.bluetoothHeadsetA2DP, Devices.bluetoothHeadsetHFP, Devices.bluetoothHeadsetMic, Devices.bluetoothSpeaker,
+    ]
+
+    /// What the test believes the session holds.
+    struct Model {
+        var leases: [LeaseToken] = []
+        var releasedLeases: [LeaseToken] = []
+        var ducks: [DuckToken] = []
+        var releasedDucks: [DuckToken] = []
+        var devices: [AudioDevice] = []
+        var base = AudioConfiguration.initial
+        var interruptions: [InterruptionSource] = []
+        var resumeWhenEnded = true
+        var awaitingReactivation = false
+        var activationCount = 0
+        var portOverride = PortOverride.none
+
+        var requirements: [AudioRequirement] { leases.map(\.requirement) }
+        var rtcIsLive: Bool { leases.contains { $0.requirement.isRTC } }
+        var configuration: AudioConfiguration {
+            SessionResolver.configuration(base: base, requirements: requirements)
+        }
+        var isActive: Bool { activationCount > 0 && interruptions.isEmpty && !awaitingReactivation }
+    }
+
+    /// Applies one encoded step to the session and the model; returns a description for failures.
+    static func apply(_ code: Int, to session: AudioSession, model: inout Model) -> String {
+        let kind = code % 15
+        let parameter = code / 15
+        let configurationBefore = model.configuration
+        var endsOverride = false
+        var step = ""
+        do {
+            switch kind {
+            case 0:
+                let requirement = AudioRequirement.allCases[parameter % AudioRequirement.allCases.count]
+                step = "lease \(requirement)"
+                let refused = requirement == .measurement && model.leases.contains { $0.requirement == .voiceCall }
+                do {
+                    let token = try session.lease(requirement, owner: "module-\(parameter % 3)")
+                    #expect(!refused, "\(step) should have been refused")
+                    model.leases.append(token)
+                } catch .insufficientPriority {
+                    #expect(refused, "\(step) was refused")
+                }
+            case 1:
+                guard !model.leases.isEmpty else { return "no lease to release" }
+                let token = model.leases.remove(at: parameter % model.leases.count)
+                step = "release \(token)"
+                try session.release(token)
+                model.releasedLeases.append(token)
+            case 2:
+                guard !model.releasedLeases.isEmpty else { return "nothing released yet" }
+                let token = model.releasedLeases[parameter % model.releasedLeases.count]
+                step = "release again \(token)"
+                try session.release(token)
+            case 3:
+                let request = allLegalConfigurations[parameter % allLegalConfigurations.count]
+                step = "setCategory \(request)"
+                let recorded = try session.setCategory(
+                    request.category, mode: request.mode, options: request.options, owner: "direct")
+                let expected = SessionPolicy.corrected(request, rtcIsLive: model.rtcIsLive)
+                #expect(recorded == expected, "\(step)")
+                model.base = expected
+            case 4:
+                let device = devicePool[parameter % devicePool.count]
+                step = "add \(device.id)"
+                session.addDevice(device)
+                // A device that can carry a route ends the override; a repeated report does not.
+                let routable = PortClassifier.standard.classify(device) != nil
+                if let index = model.devices.firstIndex(where: { $0.id == device.id }) {
+                    endsOverride = routable && model.devices[index] != device
+                    model.devices[index] = device
+                } else {
+                    model.devices.append(device)
+                    endsOverride = routable
+                }
+            case 5:
+                let device = devicePool[parameter % devicePool.count]
+                step = "remove \(device.id)"
+                let known = model.devices.first { $0.id == device.id }
+                #expect(session.removeDevice(id: device.id) == (known != nil))
+                model.devices.removeAll { $0.id == device.id }
+                // Removing a device that was never there, or one that carried no route, is no route change.
+                endsOverride = known.map { PortClassifier.standard.classify($0) != nil } ?? false
+            case 6:
+                step = "duck"
+                model.ducks.append(try session.duck(owner: "prompt-\(parameter % 3)"))
+            case 7:
+                guard !model.ducks.isEmpty else { return "no duck to release" }
+                let token = model.ducks.remove(at: parameter % model.ducks.count)
+                step = "release \(token)"
+                try session.releaseDuck(token)
+                model.releasedDucks.append(token)
+            case 8:
+                let source = InterruptionSource.allCases[parameter % InterruptionSource.allCases.count]
+                step = "begin interruption \(source)"
+                session.beginInterruption(source)
+                if !model.interruptions.contains(source) {
+                    if model.interruptions.isEmpty { model.resumeWhenEnded = true }
+                    model.interruptions.append(source)
+                }
+            case 9:
+                let source = InterruptionSource.allCases[parameter % InterruptionSource.allCases.count]
+                let resume = (parameter / 4) % 2 == 0
+                step = "end interruption \(source) resume \(resume)"
+                let matched = session.endInterruption(source, shouldResume: resume)
+                #expect(matched == model.interruptions.contains(source), "\(step)")
+                if matched {
+                    model.interruptions.removeAll { $0 == source }
+                    model.resumeWhenEnded = model.resumeWhenEnded && resume
+                    if model.interruptions.isEmpty {
+                        model.awaitingReactivation = !model.resumeWhenEnded
+                        model.resumeWhenEnded = true
+                    }
+                }
+            case 10:
+                step = "activate"
+                let lost = model.interruptions.contains(.mediaServicesLost)
+                do {
+                    try session.setActive(true)
+                    #expect(!lost, "activation during a lost sound server succeeded")
+                    model.interruptions.removeAll()
+                    model.awaitingReactivation = false
+                    model.activationCount += 1
+                } catch .mediaServicesFailed {
+                    #expect(lost, "activation failed with the sound server present")
+                }
+            case 11:
+                step = "deactivate"
+                try session.setActive(false)
+                model.activationCount = max(0, model.activationCount - 1)
+            case 12:
+                let delta = Float(parameter % 21 - 10) / 10
+                step = "volume keys \(delta)"
+                let before = session.resolvedState.volume
+                let after = try session.adjustActiveVolume(by: delta)
+                #expect(after.channel == before.channel)
+                let floor: Float = before.channel == .call ? 0.1 : 0
+                #expect(after.value == min(max(before.value + delta, floor), 1))
+            case 13:
+                step = "override to speaker"
+                let speakerPresent = model.devices.contains {
+                    PortClassifier.standard.classify($0)?.port == .builtInSpeaker
+                }
+                let allowed = configurationBefore.category.producesOutput && speakerPresent
+                do {
+                    try session.overrideOutputPort(.speaker)
+                    #expect(allowed, "\(step) succeeded")
+                    model.portOverride = .speaker
+                } catch .incompatibleCategory {
+                    #expect(!configurationBefore.category.producesOutput)
+                } catch .resourceNotAvailable {
+                    #expect(!speakerPresent)
+                }
+            default:
+                step = "wake"
+                session.systemDidWake()
+                endsOverride = true
+            }
+        } catch {
+            Issue.record("\(step) threw \(error)")
+        }
+        if endsOverride || model.configuration != configurationBefore {
+            model.portOverride = .none
+        }
+        return step
+    }
+
+    /// Checks the session against the model and the invariants of DESIGN §4.
+    static func check(_ session: AudioSession, against model: Model, after step: String) throws {
+        let state = session.state
+        let resolved = SessionResolver.resolve(state)
+        // No lease or duck leaks, and acquisition order is kept.
+        try #require(state.leases.map(\.token) == model.leases, "leases after \(step)")
+        try #require(state.ducks == model.ducks, "ducks after \(step)")
+        try #require(state.devices == model.devices, "devices after \(step)")
+        try #require(state.base == model.base, "base after \(step)")
+        // The resolved state is the pure function of the live leases, the base and the devices.
+        let configuration = model.configuration
+        try #require(resolved.configuration == configuration, "configuration after \(step)")
+        let recording = SessionResolver.isRecording(
+            configuration: configuration, base: model.base, requirements: model.requirements)
+        try #require(resolved.isRecording == recording, "recording after \(step)")
+        let route = SessionResolver.route(
+            configuration: configuration, isRecording: recording, devices: model.devices,
+            override: model.portOverride, classifier: .standard)
+        try #require(resolved.route == route, "route after \(step)")
+        // Policy while RTC is live.
+        if model.rtcIsLive {
+            try #require(resolved.configuration.compliesWithRTCPolicy, "policy after \(step)")
+            try #require(resolved.configuration.mixesWithOthers)
+        }
+        // Interruptions and activation.
+        try #require(resolved.isInterrupted == !model.interruptions.isEmpty, "interrupted after \(step)")
+        try #require(resolved.isActive == model.isActive, "active after \(step)")
+        try #require(
+            resolved.alarms.contains { $0.code == .rtcAudioInterrupted } == (model.rtcIsLive && !model.interruptions.isEmpty),
+            "1025 after \(step)")
+        // Volumes in range, the active channel following the profile.
+        try #require((0...1).contains(state.mediaVolume) && (0.1...1).contains(state.callVolume), "volumes after \(step)")
+        try #require(resolved.volume.channel == (resolved.processingProfile == .voice ? .call : .media))
+        try #require(resolved.volume.value == state.volume(of: resolved.volume.channel))
+        // Ducking: 1 with no holder, the factor with any.
+        try #require(resolved.ducking.factor == (model.ducks.isEmpty ? 1 : 0.1), "ducking after \(step)")
+    }
+
+    /// Checks that configuration and route events form unbroken chains, as in-order delivery guarantees.
+    static func checkChains(_ events: [SessionEvent], initial: ResolvedState, final: ResolvedState) {
+        var configuration = initial.configuration
+        var route = initial.route
+        var ducked = initial.ducking.isDucked
+        var active = initial.isActive
+        for event in events {
+            switch event {
+            case .configurationChanged(let old, let new, _):
+                #expect(old == configuration && old != new)
+                configuration = new
+            case .routeChanged(_, let previous, let current):
+                #expect(previous == route)
+                route = current
+            case .duckingChanged(let ducking):
+                #expect(ducking.isDucked != ducked)
+                ducked = ducking.isDucked
+            case .activationChanged(let isActive):
+                #expect(isActive != active)
+                active = isActive
+            default:
+                break
+            }
+        }
+        #expect(configuration == final.configuration)
+        #expect(route == final.route)
+        #expect(ducked == final.ducking.isDucked)
+        #expect(active == final.isActive)
+    }
+
+    // Shrinking 200-step sequences takes minutes; a failure prints its fixed seed instead.
+    @Test("random classroom sequences keep the session equal to its model, step after step", .shrinking(false))
+    func randomSequences() async throws {
+        await propertyCheck(count: 25, input: Gen.int(in: 0...14_999).array(of: 200)) { codes throws in
+            let session: AudioSession
+            do {
+                session = try makeSession()
+            } catch {
+                Issue.record("no session: \(error)")
+                return
+            }
+            let initial = session.resolvedState
+            let events = EventRecorder(session)
+            var model = Model()
+            for code in codes {
+                let step = Self.apply(code, to: session, model: &model)
+                // Stop at the first divergence: everything after it would only repeat it.
+                try Self.check(session, against: model, after: step)
+            }
+            Self.checkChains(events.events, initial: initial, final: session.resolvedState)
+            // Releasing everything in the order left returns to the base with nothing held.
+            for token in model.leases { try? session.release(token) }
+            for token in model.ducks { try? session.releaseDuck(token) }
+            #expect(session.state.leases.isEmpty && session.state.ducks.isEmpty)
+            #expect(session.configuration == model.base)
+            #expect(session.resolvedState.ducking.factor == 1)
+        }
+    }
+
+    @Test("several tasks at once keep every invariant and every event chain")
+    func concurrentTasks() async throws {
+        await propertyCheck(count: 2, input: Gen.uint64(in: 0...UInt64.max)) { seed in
+            let session: AudioSession
+            do {
+                session = try makeSession()
+            } catch {
+                Issue.record("no session: \(error)")
+                return
+            }
+            let initial = session.resolvedState
+            let events = EventRecorder(session)
+            // An observer that calls back into the session while events are being delivered.
+            let reentrant = session.observe { [weak session] event in
+                guard let session else { return }
+                switch event {
+                case .interruptionBegan:
+                    session.raiseAlarm(.mediaSuppressed, owner: "observer", message: "interrupted")
+                case .interruptionEnded:
+                    session.clearAlarm(.mediaSuppressed, owner: "observer")
+                default:
+                    _ = session.state
+                }
+            }
+            let tasks = 8
+            let steps = 300
+            let completed = await withTaskGroup(of: Int.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        Self.runWorker(task, seed: seed, steps: steps, on: session)
+                        return 1
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            reentrant.cancel()
+            #expect(completed == tasks)
+            for source in InterruptionSource.allCases { session.endInterruption(source, shouldResume: true) }
+            let final = session.resolvedState
+            #expect(session.state.leases.isEmpty && session.state.ducks.isEmpty && session.state.devices.isEmpty)
+            #expect(final.configuration == session.state.base)
+            #expect(final.ducking.factor == 1)
+            Self.checkChains(events.events, initial: initial, final: final)
+            #expect(events.events.count > tasks * steps / 10)
+        }
+    }
+
+    /// One task's random steps on a shared session, checking what it can see after each.
+    static func runWorker(_ task: Int, seed: UInt64, steps: Int, on session: AudioSession) {
+        var random = SplitMix64(seed: seed &+ UInt64(task) &* 0x9E37_79B9)
+        var leases: [LeaseToken] = []
+        var released: [LeaseToken] = []
+        var ducks: [DuckToken] = []
+        var releasedDucks: [DuckToken] = []
+        let devices = devicePool.map { device in
+            AudioDevice(
+                id: "\(device.id)#\(task)", name: device.name, direction: device.direction,
+                properties: device.properties, isDefault: device.isDefault)
+        }
+        let owner = "task-\(task)"
+        for _ in 0..<steps {
+            do {
+                switch random.next() % 12 {
+                case 0, 1:
+                    let requirement = AudioRequirement.allCases.randomElement(using: &random) ?? .playback
+                    do {
+                        leases.append(try session.lease(requirement, owner: owner))
+                    } catch .insufficientPriority {
+                        #expect(requirement == .measurement)
+                    }
+                case 2, 3:
+                    if !leases.isEmpty {
+                        let token = leases.remove(at: Int(random.next() % UInt64(leases.count)))
+                        try session.release(token)
+                        released.append(token)
+                    }
+                case 4:
+                    if let token = released.randomElement(using: &random) { try session.release(token) }
+                case 5:
+                    ducks.append(try session.duck(owner: owner))
+                case 6:
+                    if !ducks.isEmpty {
+                        let token = ducks.remove(at: Int(random.next() % UInt64(ducks.count)))
+                        try session.releaseDuck(token)
+                        releasedDucks.append(token)
+                    }
+                case 7:
+                    let request = allLegalConfigurations.randomElement(using: &random) ?? .initial
+                    try session.setCategory(request.category, mode: request.mode, options: request.options, owner: owner)
+                case 8:
+                    if let device = devices.randomElement(using: &random) {
+                        if random.next() % 2 == 0 { session.addDevice(device) } else { session.removeDevice(id: device.id) }
+                    }
+                case 9:
+                    let source = InterruptionSource.allCases.randomElement(using: &random) ?? .announcement
+                    if random.next() % 2 == 0 {
+                        session.beginInterruption(source)
+                    } else {
+                        session.endInterruption(source, shouldResume: random.next() % 2 == 0)
+                    }
+                case 10:
+                    do {
+                        try session.setActive(random.next() % 2 == 0)
+                    } catch .mediaServicesFailed {
+                        // Another task reported the sound server lost; activation is refused until it returns.
+                    }
+                default:
+                    try session.adjustActiveVolume(by: Float(Int(random.next() % 21) - 10) / 10)
+                }
+            } catch {
+                Issue.record("task \(task) step threw \(error)")
+            }
+            let state = session.state
+            let resolved = SessionResolver.resolve(state)
+            let held = Set(state.leases.map(\.token))
+            #expect(leases.allSatisfy(held.contains), "a live lease of task \(task) is missing")
+            #expect(!released.contains(where: held.contains), "a released lease of task \(task) leaked")
+            #expect(ducks.allSatisfy(state.ducks.contains) && !releasedDucks.contains(where: state.ducks.contains))
+            #expect(zip(state.leases, state.leases.dropFirst()).allSatisfy { $0.token.serial < $1.token.serial })
+            if state.rtcIsLive {
+                #expect(resolved.configuration.compliesWithRTCPolicy)
+            }
+            #expect((0...1).contains(state.mediaVolume) && (0.1...1).contains(state.callVolume))
+            #expect(resolved.ducking.factor == (state.ducks.isEmpty ? 1 : 0.1))
+        }
+        for token in leases { try? session.release(token) }
+        for token in ducks { try? session.releaseDuck(token) }
+        for device in devices { session.removeDevice(id: device.id) }
+    }
+}
