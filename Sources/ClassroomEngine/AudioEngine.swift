@@ -277,6 +277,13 @@ public final class AudioEngine: Sendable {
         return (try? outputSink.string("current-device")) ?? nil
     }
 
+    /// Whether the sound server has muted our output stream (role policies mute a corked stream
+    /// server-side and unmute it when the interruption ends); nil for other outputs. Asks the server.
+    public var isOutputMutedByServer: Bool? {
+        guard output.isSoundServer else { return nil }
+        return try? outputSink.bool("mute")
+    }
+
     /// Calls `handler` with every buffer reaching the output sink (measurement, tests). Streaming thread; keep the token.
     public func tapOutput(_ handler: @escaping @Sendable (Buffer) -> Void) throws(EngineError) -> PadProbe? {
         let pad = try EngineError.wrap { () throws(GStreamerError) in try outputSink.staticPad("sink") }

@@ -60,6 +60,8 @@ public final class SessionController: Sendable {
         var deviceMonitor: DeviceMonitor?
         var deviceIDs: [String: String] = [:]   // display name → server id, for removals
         var timer: MonitorTimer?
+        /// The sound server corked (and muted) our stream and has not given it back yet.
+        var corkedByServer = false
     }
 
     /// The alarm monitors' timer.
@@ -237,11 +239,15 @@ public final class SessionController: Sendable {
     private func handle(_ event: EngineEvent) {
         switch event {
         case .outputStateRequested(let requested):
-            queue.async { [session] in
+            // The pipeline is not paused (mic and RTC share it): a cork is an interruption of
+            // the output, which the server also mutes. Its end comes as an uncork request, or -
+            // since we never corked - only as the server unmuting us, which the monitor watches.
+            queue.async { [self] in
                 if requested == .paused {
+                    state.withLock { $0.corkedByServer = true }
                     session.beginInterruption(.soundServerCorked)
                 } else if requested == .playing {
-                    _ = session.endInterruption(.soundServerCorked, shouldResume: true)
+                    endServerCork()
                 }
             }
         case .outputLost(let why):
@@ -305,7 +311,13 @@ public final class SessionController: Sendable {
         state.withLock { $0.timer = MonitorTimer(source: timer) }
     }
 
+    private func endServerCork() {
+        guard state.withLock({ state -> Bool in defer { state.corkedByServer = false }; return state.corkedByServer }) else { return }
+        _ = session.endInterruption(.soundServerCorked, shouldResume: true)
+    }
+
     private func checkAlarms() {
+        if state.withLock({ $0.corkedByServer }), engine.isOutputMutedByServer == false { endServerCork() }
         let findings = monitors.check(inputs: engine.inputs, uplinkActive: engine.uplink != nil)
         for finding in findings {
             if finding.raised {

@@ -98,7 +98,9 @@ struct PulseRouteTests {
 
         let again = try Self.plugHeadset(headset)
         defer { _ = try? Self.pactl("unload-module", again) }
-        try await waitFor("the headset route again") { controller.engine.currentOutputDevice == headset }
+        try await waitFor("the headset route again") {
+            controller.session.currentRoute.output?.deviceID == headset && controller.engine.currentOutputDevice == headset
+        }
         try controller.session.overrideOutputPort(.speaker)
         try await waitFor("the override to the speaker") { controller.engine.currentOutputDevice == "speaker" }
         #expect(controller.session.currentRoute.output?.port == .builtInSpeaker)
@@ -155,5 +157,39 @@ struct PulseRouteTests {
         #expect(continuity.discont == 0)
         #expect(clicks == 0)
         #expect(engine.pipeline.state == .playing)
+    }
+
+    @Test("the sound server corking our stream is an interruption: the lesson pauses, the uplink mutes, and both resume after")
+    func corkIsAnInterruption() async throws {
+        // A phone stream corks music streams on the same sink, as kiosk policy modules do.
+        let cork = try Self.pactl("load-module", "module-role-cork", "trigger_roles=phone", "cork_roles=music")
+        defer { _ = try? Self.pactl("unload-module", cork) }
+        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.pushed), logger: EngineSupport.logger)
+        let events = Locked<[SessionEvent]>([])
+        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+        try controller.start()
+        defer { controller.stop(); observation.cancel() }
+        #expect(controller.engine.configuration.mediaRole == "music")
+        let lessonURI = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("samples/lesson.webm").absoluteString
+        let lesson = try controller.loadLesson(uri: lessonURI, video: .discard)
+        try lesson.play()
+        try controller.connectMicrophone()
+        try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        #expect(controller.engine.uplink?.isMuted == false)
+
+        let phone = try Pipeline.parse("audiotestsrc is-live=true wave=silence ! pulsesink device=speaker stream-properties=props,media.role=phone")
+        try phone.setState(.playing)
+        try await waitFor("the interruption") { events.withLock { $0 }.contains { if case .interruptionBegan(.soundServerCorked) = $0 { return true }; return false } }
+        try await waitFor("the lesson to pause") { !lesson.isPlaying }
+        #expect(controller.session.resolvedState.isInterrupted)
+        try await waitFor("the uplink to mute") { controller.engine.uplink?.isMuted == true }
+        #expect(controller.engine.isOutputMutedByServer == true)   // the server muted us meanwhile
+
+        try phone.setState(.null)
+        try await waitFor("the end of the interruption") { events.withLock { $0 }.contains { if case .interruptionEnded(.soundServerCorked, true) = $0 { return true }; return false } }
+        try await waitFor("the lesson to resume") { lesson.isPlaying }
+        try await waitFor("the uplink to unmute") { controller.engine.uplink?.isMuted == false }
+        #expect(controller.engine.pipeline.state == .playing)
     }
 }
