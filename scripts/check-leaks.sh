@@ -14,7 +14,7 @@ trap 'rm -f "$log" "$log.out"' EXIT
 
 GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 GST_DEBUG_FILE="$log" GST_DEBUG_NO_COLOR=1 \
   "$swift" test --scratch-path "$scratch" --skip-build --filter 'GStreamerTests|ClassroomEngineTests' \
-  --skip 'DeviceMonitorTests|PulseRouteTests' > "$log.out" 2>&1 \
+  --skip 'DeviceMonitorTests|PulseRouteTests' --no-parallel > "$log.out" 2>&1 \
   || { tail -40 "$log.out"; echo "check-leaks: the tests failed under the leaks tracer" >&2; exit 1; }
 
 if ! grep -q "object-alive.class" "$log"; then

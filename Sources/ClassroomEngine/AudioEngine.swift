@@ -118,7 +118,9 @@ public final class AudioEngine: Sendable {
         }
         busSubscription.withLock { $0 = subscription }
         do {
-            try pipeline.setState(.playing)
+            // Waits (bounded) until it really plays: tearing a pipeline down while it is still on
+            // its way up, with inputs already pushing, deadlocked once in a full parallel test run.
+            try pipeline.setState(.playing, waitingUpTo: .seconds(5))
         } catch {
             // The reason is on the bus (e.g. "Failed to connect: Connection refused"); give it a moment to arrive.
             _ = sawError.wait(timeout: .now() + .milliseconds(500))

@@ -46,13 +46,20 @@ struct ContinuityTests {
         try engine.start()
         defer { engine.stop() }
         let input = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        // 440 Hz does not fit a 10 ms buffer, so the sine stops mid-cycle: a jump to silence.
-        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=440 volume=0.1 samplesperbuffer=480", into: input, format: EngineGraph.outputFormat)
+        // At 425 Hz every 10 ms buffer ends a quarter into a cycle, at the sine's peak: when the
+        // feed stops, the mix jumps from the peak to silence.
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=425 volume=0.1 samplesperbuffer=480", into: input, format: EngineGraph.outputFormat)
         #expect(await OutputWarmUp.settle(engine))
         let capture = try OutputCapture(engine)
-        try await Task.sleep(for: .milliseconds(300))
+        // Stop only once the sine is really coming out.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let last = capture.all.last?.pts, capture.rms(in: last - .milliseconds(100)..<last + .milliseconds(10)) > -30 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
         pump.stop()
-        try await Task.sleep(for: .milliseconds(300))
+        let stoppedAt = try #require(engine.runningTime)
+        #expect(await capture.wait(until: stoppedAt + engine.outputLatency + engine.configuration.inputQueue + .milliseconds(200)))
         capture.stop()
         #expect(capture.clicks(limit: Self.sineSlopeLimit) > 0)
     }
