@@ -140,7 +140,14 @@ public final class AudioEngine: Sendable {
             return state.running
         }
         if wasRunning, case .wavFile = output { finalizeOutput() }
+        // The output sink goes first: on the way down it holds the mixer in preroll, and a new
+        // input's allocation query waits on the mixer, which deadlocked a teardown (seen twice
+        // in 16 test runs, stacks: appsrc in peer query, mixer in basesink preroll, the state
+        // change waiting for the appsrc's task).
+        outputSink.isStateLocked = true
+        _ = try? outputSink.setState(.null)
         _ = try? pipeline.setState(.null)
+        outputSink.isStateLocked = false
         busSubscription.withLock { $0?.cancel(); $0 = nil }
     }
 
@@ -447,6 +454,8 @@ public final class AudioEngine: Sendable {
 
     deinit {
         busSubscription.withLock { $0?.cancel() }
+        outputSink.isStateLocked = true
+        _ = try? outputSink.setState(.null)
         _ = try? pipeline.setState(.null)
     }
 }
