@@ -8,14 +8,6 @@ import GStreamer
 struct GraphAlarmTests {
     init() throws { try EngineSupport.start() }
 
-    private func waitFor(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
 
     @Test("1031: a connected microphone that stays silent raises recordingLevelTooLow; speech clears it")
     func lowRecordingLevel() async throws {

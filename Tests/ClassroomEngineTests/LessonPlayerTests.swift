@@ -12,14 +12,6 @@ struct LessonPlayerTests {
         return root.appendingPathComponent("samples/lesson.webm").absoluteString
     }
 
-    private func waitFor(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
-    }
 
     @Test("the lesson's audio reaches the output through the courseware input; pausing and seeking never stop RTC")
     func playPauseSeek() async throws {

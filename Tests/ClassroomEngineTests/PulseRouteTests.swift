@@ -48,12 +48,7 @@ struct PulseRouteTests {
     }
 
     private func waitFor(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        if !condition() { throw EngineTestFailure("timed out waiting for \(what)") }
+        if await !ClassroomEngineTests.waitFor(timeout: timeout, condition) { throw EngineTestFailure("timed out waiting for \(what)") }
     }
 
     @Test("a headset plugged in takes the output, unplugging it returns to the speaker and pauses the lesson, an override to speaker holds — without restarting the pipeline")

@@ -120,13 +120,4 @@ struct SessionControllerTests {
         try controller.session.release(lease)
     }
 
-    /// Waits (bounded) for state that changes on the controller's queue.
-    private func waitFor(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
 }
