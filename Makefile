@@ -9,7 +9,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-swift test-leaks clean
+.PHONY: setup build demo test test-swift test-leaks test-session-standalone clean
 
 setup:
 	@bash scripts/setup.sh
@@ -23,7 +23,7 @@ demo: build
 
 test: setup
 	$(SWIFT) build --scratch-path $(SCRATCH) --build-tests
-	$(MAKE) --no-print-directory test-swift test-leaks
+	$(MAKE) --no-print-directory test-swift test-leaks test-session-standalone
 
 # Everything against a private PulseAudio server, in three passes:
 #  1. the bindings and the session model, in parallel;
@@ -45,5 +45,9 @@ test-swift:
 test-leaks:
 	SWIFT="$(SWIFT)" SCRATCH="$(SCRATCH)" bash scripts/check-leaks.sh
 
+# The session model in a package with no GStreamer at all: it builds and passes without it.
+test-session-standalone:
+	SWIFT="$(SWIFT)" bash scripts/test-session-standalone.sh
+
 clean:
-	rm -rf $(SCRATCH) out
+	rm -rf $(SCRATCH) .build-standalone out
