@@ -199,14 +199,15 @@ public final class AudioEngine: Sendable {
         guard let input = state.withLock({ $0.inputs.removeValue(forKey: id) }) else { throw .unknownInput(id) }
         input.markRemoved()
         try EngineError.wrap { () throws(GStreamerError) in
-            // Unlink from the mixer first so the mixer stops waiting for it, then stop and drop the branch.
+            // The recipe measured gapless (GSTREAMER-NOTES §2): unlink, stop the branch, and only
+            // then release the mixer's pad.
             if let last = input.elements.last { try last.staticPad("src").unlink(from: input.mixerPad) }
-            mixer.releaseRequestPad(input.mixerPad)
             for element in input.elements { element.isStateLocked = true }
             for element in input.elements.reversed() {
                 try element.setState(.null)
                 try pipeline.remove(element)
             }
+            mixer.releaseRequestPad(input.mixerPad)
         }
         logger.info("input removed", metadata: ["input": "\(id)"])
     }

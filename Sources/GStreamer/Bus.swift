@@ -93,10 +93,16 @@ final class BusReader: Sendable {
     /// drops the wake message, so the thread must also look up on its own now and then.
     private static let idleCheck = ClockTime.milliseconds(100)
 
-    private let bus: Bus
+    /// The bus, held only while the thread runs: a reader kept alive by a forgotten subscription
+    /// must not keep the bus alive past shutdown.
+    private let bus: Mutex<Bus?>
+    private let key: UInt
     private let state = Mutex(State())
 
-    private init(bus: Bus) { self.bus = bus }
+    private init(bus: Bus) {
+        self.bus = Mutex(bus)
+        key = UInt(bitPattern: bus.rawPointer)
+    }
 
     static func subscribe(_ bus: Bus, handler: @escaping @Sendable (Message) -> Void) -> BusSubscription {
         readers.withLock { readers in
@@ -126,7 +132,7 @@ final class BusReader: Sendable {
             state.subscribers.removeAll { $0.id == id }
             return before > 0 && state.subscribers.isEmpty
         }
-        if nowEmpty {
+        if nowEmpty, let bus = bus.withLock({ $0 }) {
             // Wake the thread so it notices at once that nobody is left (dropped if the bus flushes).
             if let structure = try? Structure(name: Self.wakeName) { bus.post(application: structure) }
         }
@@ -134,15 +140,18 @@ final class BusReader: Sendable {
 
     private func startThread() {
         BusReader.threads.enter()
-        let thread = Thread { [self] in
-            run()
+        // Weak: the registry holds the reader while it runs; once run() returns, nothing here
+        // keeps it (or its bus) alive, so shutdown waiting on `threads` sees the bus released.
+        let thread = Thread { [weak self] in
+            self?.run()
             BusReader.threads.leave()
         }
-        thread.name = "gst-bus-\(bus.name)"
+        thread.name = "gst-bus-\(bus.withLock { $0?.name ?? "" })"
         thread.start()
     }
 
     private func run() {
+        guard let bus = bus.withLock({ $0 }) else { return }
         while true {
             if let raw = gst_bus_timed_pop(bus.gstBus, BusReader.idleCheck.gst) {
                 let message = Message(adopting: raw)
@@ -164,9 +173,13 @@ final class BusReader: Sendable {
                 guard state.subscribers.isEmpty || BusReader.shuttingDown.load(ordering: .acquiring) else { return false }
                 state.running = false
                 state.subscribers.removeAll()
-                readers.removeValue(forKey: UInt(bitPattern: bus.rawPointer))
+                readers.removeValue(forKey: key)
+                bus.withLock { $0 = nil }
                 return true
             }
         }
     }
 }
+
+// Thread-safe like every GstObject wrapper (see Object).
+extension Bus: @unchecked Sendable {}
