@@ -95,8 +95,7 @@ public final class AudioEngine: Sendable {
         let probe = try ElementFactory.make("webrtcechoprobe", name: probeName)
         let sinkChain = try output.makeElements(mediaRole: configuration.mediaRole)
         let chain = [mixer, format, master.element, level, probe] + sinkChain
-        try pipeline.add(chain)
-        for (upstream, downstream) in zip(chain, chain.dropFirst()) { try upstream.link(to: downstream) }
+        try pipeline.addLinked(chain)
         guard let sink = sinkChain.last else { throw .failed("the output has no sink") }
         return (pipeline, mixer, master, probe, sink)
     }
@@ -242,8 +241,7 @@ public final class AudioEngine: Sendable {
             elements.append(control.element)
             duck = control
         }
-        try pipeline.add(elements)
-        for (upstream, downstream) in zip(elements, elements.dropFirst()) { try upstream.link(to: downstream) }
+        try pipeline.addLinked(elements)
         let pad = try mixer.requestPad("sink_%u")
         guard let last = elements.last else { throw .failed("empty input branch") }
         try last.staticPad("src").link(to: pad)
@@ -390,8 +388,8 @@ public final class AudioEngine: Sendable {
         ]
         let all = head + (decoder.map { [$0] } ?? []) + body
         try pipeline.add(all)
-        let linked = head + body
-        for (upstream, downstream) in zip(linked, linked.dropFirst()) { try upstream.link(to: downstream) }
+        // The decoder's pad appears later and is linked by the pad-added handler.
+        try Element.link(head + body)
 
         var tokens: [any AnyObject & Sendable] = []
         if let decoder, let first = body.first {

@@ -190,8 +190,7 @@ private struct LessonBranches: Sendable {
     }
 
     private func attach(_ chain: [Element], to pad: Pad) throws(GStreamerError) {
-        try pipeline.add(chain)
-        for (upstream, downstream) in zip(chain, chain.dropFirst()) { try upstream.link(to: downstream) }
+        try pipeline.addLinked(chain)
         if let first = chain.first { try pad.link(to: try first.staticPad("sink")) }
         for element in chain { try element.syncStateWithParent() }
     }

@@ -23,6 +23,12 @@ public class Bin: Element {
         }
     }
 
+    /// Adds `chain` and links each element to the next, in order.
+    public func addLinked(_ chain: [Element]) throws(GStreamerError) {
+        try add(chain)
+        try Element.link(chain)
+    }
+
     /// Removes an element (wraps `gst_bin_remove`); set it to NULL first if it was running.
     public func remove(_ element: Element) throws(GStreamerError) {
         guard gst_bin_remove(gstBin, element.gstElement) != 0 else { throw .removeFailed(element: element.name, bin: name) }

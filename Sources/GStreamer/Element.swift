@@ -141,6 +141,11 @@ public class Element: Object {
         throw .linkFailed(diagnoseLinkFailure(to: downstream, caps: caps))
     }
 
+    /// Links each element of `chain` to the next, in order (wraps `gst_element_link_pads_filtered` per pair).
+    public static func link(_ chain: [Element]) throws(GStreamerError) {
+        for (upstream, downstream) in zip(chain, chain.dropFirst()) { try upstream.link(to: downstream) }
+    }
+
     /// Links the named pads (wraps `gst_element_link_pads_full`).
     public func link(pad sourcePad: String, to downstream: Element, pad sinkPad: String) throws(GStreamerError) {
         if gst_element_link_pads_full(gstElement, sourcePad, downstream.gstElement, sinkPad, GST_PAD_LINK_CHECK_DEFAULT) != 0 { return }

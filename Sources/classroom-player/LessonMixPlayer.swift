@@ -27,9 +27,7 @@ final class LessonMixPlayer {
         let mixFormat = try ElementFactory.make("capsfilter", name: "mix-format", properties: ["caps": .caps(try Caps(Self.mixCaps))])
         let level = try ElementFactory.make("level", name: "output-level", properties: ["interval": .time(.milliseconds(100))])
         let outputElements = try output.makeElements()
-        try pipeline.add([mixer, mixFormat, level] + outputElements)
-        var previous = try mixer.link(to: mixFormat).link(to: level)
-        for element in outputElements { previous = try previous.link(to: element) }
+        try pipeline.addLinked([mixer, mixFormat, level] + outputElements)
 
         try addSource(uri: lessonURI, name: "lesson", takeVideo: true, showVideo: showVideo)
         if let liveURI { try addSource(uri: liveURI, name: "live-feed", takeVideo: false, showVideo: false) }
@@ -115,8 +113,7 @@ private struct BranchContext: Sendable {
     }
 
     private func attach(_ chain: [Element], from pad: Pad, to target: Pad?) throws {
-        try pipeline.add(chain)
-        for (upstream, downstream) in zip(chain, chain.dropFirst()) { try upstream.link(to: downstream) }
+        try pipeline.addLinked(chain)
         if let first = chain.first { try pad.link(to: try first.staticPad("sink")) }
         if let target, let last = chain.last { try last.staticPad("src").link(to: target) }
         for element in chain { try element.syncStateWithParent() }
