@@ -39,6 +39,11 @@ let package = Package(
             name: "ClassroomEngine",
             dependencies: ["GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
+        // Real signals through the engine and what comes out: shared by the engine tests and the benchmark.
+        .target(
+            name: "ClassroomMeasurement",
+            dependencies: ["ClassroomEngine", "GStreamer", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "classroom-player",
             dependencies: [
@@ -53,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ClassroomEngineTests",
-            dependencies: ["ClassroomEngine", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ClassroomEngine", "ClassroomMeasurement", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "ClassroomAudioTests",

@@ -1,4 +1,5 @@
 import ClassroomAudio
+import ClassroomMeasurement
 import Foundation
 import Testing
 @testable import ClassroomEngine
@@ -143,13 +144,13 @@ struct PulseRouteTests {
         #expect(await capture.wait(until: end + .milliseconds(200)))
         capture.stop()
         let continuity = capture.continuity()
-        let clicks = capture.clicks(limit: Int((0.1 * 2 * Double.pi * 500 / 48_000 * 32_768 * 1.5).rounded(.up)))
-        print("FIGURE continuity on PulseAudio, 20 mic cycles (pulsesrc) + \(retargets) retargets: \(continuity.chunks) buffers, \(continuity.gaps) gaps, \(continuity.discont) DISCONT, \(clicks) clicks, \(courseware.droppedPushes - droppedBefore) dropped pushes")
+        let clicks = capture.clicks(limit: ContinuityMeter.clickLimit(sines: [(0.1, 500)]))
+        print("FIGURE continuity on PulseAudio, 20 mic cycles (pulsesrc) + \(retargets) retargets: \(continuity.buffers) buffers, \(continuity.gaps) gaps, \(continuity.discontinuities) DISCONT, \(clicks) clicks, \(courseware.droppedPushes - droppedBefore) dropped pushes")
         #expect(retargets == 5)
         #expect(courseware.droppedPushes == droppedBefore)
 
         #expect(continuity.gaps == 0)
-        #expect(continuity.discont == 0)
+        #expect(continuity.discontinuities == 0)
         #expect(clicks == 0)
         #expect(engine.pipeline.state == .playing)
     }
