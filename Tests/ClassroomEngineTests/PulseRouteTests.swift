@@ -13,23 +13,11 @@ struct PulseRouteTests {
     init() throws { try EngineSupport.start() }
 
     @discardableResult
-    static func pactl(_ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw EngineTestFailure("pactl \(arguments.joined(separator: " ")) failed") }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    static func pactl(_ arguments: String...) throws -> String { try PulseAudioControl.pactl(arguments) }
 
     /// Plugs a USB headset (a null sink with a headset's properties); returns the module id.
     static func plugHeadset(_ name: String) throws -> String {
-        try pactl("load-module", "module-null-sink", "sink_name=\(name)",
-                  "sink_properties=\"device.description='USB Headset' device.form_factor=headset device.bus=usb\"")
+        try PulseAudioControl.loadNullSink(name, properties: "device.description='USB Headset' device.form_factor=headset device.bus=usb")
     }
 
     /// The median 200 ms level heard on a sink's monitor over 2 s (what the device plays),
