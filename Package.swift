@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
         .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
         .executable(name: "classroom-player", targets: ["classroom-player"]),
+        .executable(name: "classroom-bench", targets: ["classroom-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -43,6 +44,15 @@ let package = Package(
         .target(
             name: "ClassroomMeasurement",
             dependencies: ["ClassroomEngine", "GStreamer", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Every measurement of DESIGN §7 in one run; writes docs/BENCHMARKS.md and docs/benchmarks.json.
+        .executableTarget(
+            name: "classroom-bench",
+            dependencies: [
+                "ClassroomMeasurement", "ClassroomEngine", "ClassroomAudio", "GStreamer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .executableTarget(
             name: "classroom-player",

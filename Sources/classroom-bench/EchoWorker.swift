@@ -1,0 +1,25 @@
+import ArgumentParser
+import ClassroomEngine
+import ClassroomMeasurement
+import GStreamer
+import Logging
+
+/// One engine ERLE measurement at one echo delay, for looking into a figure by hand.
+struct EchoWorker: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "erle", abstract: "Engine ERLE at one echo-path delay (prints dB).")
+
+    @Option(help: "voice or raw")
+    var profile = "voice"
+
+    @Option(help: "Echo-path delay in ms.")
+    var delay = 50
+
+    func run() async throws {
+        var logger = Logger(label: "classroom-bench.erle")
+        logger.logLevel = .error
+        try GStreamer.initialize()
+        let erle = try await EchoPathMeasurement.erle(processing: profile == "raw" ? .off : .voice, echoDelay: .milliseconds(delay),
+                                                      settle: .seconds(2), logger: logger)
+        print(#"{"erle":\#(erle)}"#)
+    }
+}
