@@ -62,6 +62,10 @@ public final class SessionController: Sendable {
         var timer: MonitorTimer?
         /// The sound server corked (and muted) our stream and has not given it back yet.
         var corkedByServer = false
+        /// When the output was lost (uptime ns), until the engine plays again.
+        var outputLostAt: UInt64?
+        /// When recovery was last tried (uptime ns).
+        var lastRecoveryAttempt: UInt64 = 0
     }
 
     /// The alarm monitors' timer.
@@ -187,7 +191,8 @@ public final class SessionController: Sendable {
 
     private func applyMicrophone(new: ResolvedState, old: ResolvedState?) throws(EngineError) {
         let source = microphoneSource(for: new)
-        let wanted = new.isRecording && source != nil
+        // With the sound server gone the microphone cannot open; it comes back with the server.
+        let wanted = new.isRecording && source != nil && state.withLock { $0.outputLostAt == nil }
         let processing = VoiceProcessing(profile: new.processingProfile)
         guard wanted, let source else {
             if engine.uplink != nil { engine.disconnectMicrophone() }
@@ -251,8 +256,7 @@ public final class SessionController: Sendable {
                 }
             }
         case .outputLost(let why):
-            logger.error("output lost: \(why)")
-            queue.async { [session] in session.mediaServicesWereLost() }
+            queue.async { [self] in outputLost(why) }
         case .level(let meter, let rms, _, _):
             monitors.record(meter: meter, rms: rms)
         case .error(let element, let message, _):
@@ -271,6 +275,14 @@ public final class SessionController: Sendable {
             return
         }
         let monitor = try EngineError.wrap { () throws(GStreamerError) in try DeviceMonitor.audio() }
+        try watch(monitor)
+        if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+    }
+
+    /// Feeds `monitor`'s devices into the session (those present now and every change to come)
+    /// and starts it. Devices the session knows that the monitor does not are removed: after a
+    /// server restart only what came back is there.
+    private func watch(_ monitor: DeviceMonitor) throws(EngineError) {
         let subscription = monitor.bus.subscribe { [weak self] message in
             guard let self else { return }
             switch message.view {
@@ -288,16 +300,72 @@ public final class SessionController: Sendable {
                 break
             }
         }
-        try EngineError.wrap { () throws(GStreamerError) in try monitor.start() }
+        do {
+            try EngineError.wrap { () throws(GStreamerError) in try monitor.start() }
+        } catch {
+            subscription.cancel()
+            throw error
+        }
         // Devices present at start also arrive as device-added; the session de-duplicates by id.
+        var present: Set<String> = [DeviceBridge.headlessInput.id]
         for device in monitor.devices {
             if let audio = DeviceBridge.audioDevice(device) {
                 state.withLock { $0.deviceIDs[device.displayName] = audio.id }
                 session.addDevice(audio)
+                present.insert(audio.id)
             }
         }
-        if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+        for gone in session.state.devices.map(\.id) where !present.contains(gone) { _ = session.removeDevice(id: gone) }
         state.withLock { $0.deviceMonitor = monitor; $0.tokens.append(subscription) }
+    }
+
+    // MARK: Sound server loss and return
+
+    /// The output failed. For a sound-server output that is the server gone (or refusing us):
+    /// media services are lost (an interruption: lesson paused, uplink muted), the microphone and
+    /// the device watch go with it, and `checkAlarms` tries to bring everything back.
+    private func outputLost(_ why: String) {
+        guard state.withLock({ $0.outputLostAt == nil }) else { return }
+        logger.error("output lost: \(why)")
+        guard engine.output.isSoundServer else {
+            session.mediaServicesWereLost()
+            return
+        }
+        let monitor = state.withLock { state -> DeviceMonitor? in
+            state.outputLostAt = DispatchTime.now().uptimeNanoseconds
+            defer { state.deviceMonitor = nil }
+            return state.deviceMonitor
+        }
+        monitor?.stop()
+        engine.disconnectMicrophone()
+        session.mediaServicesWereLost()
+    }
+
+    /// While the output is lost, every 250 ms: when a device monitor sees the server's sinks again,
+    /// the engine restarts on it, the monitor becomes the device watch and media services are reset
+    /// (the interruption ends; the lesson resumes; the microphone reopens if a lease records).
+    private func tryRecovery() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard let lostAt = state.withLock({ state -> UInt64? in
+            guard let lostAt = state.outputLostAt, now - state.lastRecoveryAttempt >= 250_000_000 else { return nil }
+            state.lastRecoveryAttempt = now
+            return lostAt
+        }) else { return }
+        guard let monitor = try? DeviceMonitor.audio(), (try? monitor.start()) != nil else { return }
+        let serverIsBack = monitor.devices.contains { $0.isAudioSink && DeviceBridge.audioDevice($0) != nil }
+        monitor.stop()
+        guard serverIsBack else { return }
+        do {
+            try engine.restart()
+            try watch(monitor)
+        } catch {
+            logger.warning("the sound server answers again, but the output does not play yet: \(error)")
+            return
+        }
+        state.withLock { $0.outputLostAt = nil }
+        let outage = Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9
+        logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", outage))"])
+        session.mediaServicesWereReset()
     }
 
     // MARK: Alarms
@@ -317,6 +385,10 @@ public final class SessionController: Sendable {
     }
 
     private func checkAlarms() {
+        if state.withLock({ $0.outputLostAt != nil }) {
+            tryRecovery()
+            return
+        }
         if state.withLock({ $0.corkedByServer }), engine.isOutputMutedByServer == false { endServerCork() }
         let findings = monitors.check(inputs: engine.inputs, uplinkActive: engine.uplink != nil)
         for finding in findings {

@@ -187,4 +187,56 @@ struct PulseRouteTests {
         try await waitFor("the uplink to unmute") { controller.engine.uplink?.isMuted == false }
         #expect(controller.engine.pipeline.state == .playing)
     }
+
+    @Test("the sound server killed and restarted: media services lost, then reset within 3 s, and the same pipeline plays on the new server with the microphone back")
+    func soundServerRestart() async throws {
+        let start = try #require(ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE_START"], "scripts/with-pulseaudio.sh sets it")
+        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.pushed), logger: EngineSupport.logger)
+        let events = Locked<[SessionEvent]>([])
+        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+        try controller.start()
+        defer { controller.stop(); observation.cancel() }
+        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        let lesson = try controller.session.lease(.playback, owner: "courseware")
+        try controller.connectMicrophone()
+        try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        #expect(controller.engine.uplink != nil)
+        func saw(_ wanted: SessionEvent) -> Bool { events.withLock { $0 }.contains(wanted) }
+
+        // `--kill` only signals the daemon: wait until it no longer answers.
+        try Self.run("/usr/bin/pulseaudio", "--kill")
+        try await waitFor("the server to be gone") { (try? Self.pactl("info")) == nil }
+        try await waitFor("media services lost") { saw(.mediaServicesWereLost) }
+        #expect(controller.session.resolvedState.isInterrupted)
+        try await waitFor("the microphone to close") { controller.engine.uplink == nil }
+        try await Task.sleep(for: .seconds(1))   // a few recovery attempts against no server
+        #expect(!saw(.mediaServicesWereReset))
+
+        let restarted = ContinuousClock.now
+        try Self.run("/bin/bash", start)
+        try await waitFor("media services reset") { saw(.mediaServicesWereReset) }
+        let recovery = ContinuousClock.now - restarted
+        print("FIGURE sound server restart: media services reset \(recovery) after the server answered again")
+        #expect(recovery <= .seconds(3))
+        #expect(!controller.session.resolvedState.isInterrupted)
+        try await waitFor("the microphone to reopen") { controller.engine.uplink != nil }
+        try await waitFor("the stream on the new server's speaker") { controller.engine.currentOutputDevice == "speaker" }
+        let onSpeaker = try Self.monitorLevel(of: "speaker")
+        print("FIGURE after the restart the speaker monitor hears \(onSpeaker) dBFS")
+        #expect(onSpeaker > -35)
+        #expect(controller.engine.pipeline.state == .playing)
+        try controller.session.release(lesson)
+    }
+
+    /// Runs a program and waits for it; throws when it fails.
+    static func run(_ program: String, _ arguments: String...) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw EngineTestFailure("\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)") }
+    }
 }
