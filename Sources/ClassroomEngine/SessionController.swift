@@ -66,6 +66,9 @@ public final class SessionController: Sendable {
         var outputLostAt: UInt64?
         /// When recovery was last tried (uptime ns).
         var lastRecoveryAttempt: UInt64 = 0
+        /// Bluetooth devices that went away, by physical device and direction, held back for
+        /// `profileSwitchGrace` in case the same headset comes back under another profile.
+        var departedBluetooth: [String: String] = [:]
     }
 
     /// The alarm monitors' timer.
@@ -289,10 +292,13 @@ public final class SessionController: Sendable {
             case .deviceAdded(let device):
                 guard let audio = DeviceBridge.audioDevice(device) else { return }
                 self.state.withLock { $0.deviceIDs[device.displayName] = audio.id }
-                self.queue.async { self.session.addDevice(audio) }
+                self.queue.async { self.deviceArrived(audio) }
             case .deviceRemoved(let device):
-                let id = DeviceBridge.audioDevice(device)?.id ?? self.state.withLock { $0.deviceIDs[device.displayName] }
-                if let id { self.queue.async { _ = self.session.removeDevice(id: id) } }
+                if let audio = DeviceBridge.audioDevice(device) {
+                    self.queue.async { self.deviceDeparted(audio) }
+                } else if let id = self.state.withLock({ $0.deviceIDs[device.displayName] }) {
+                    self.queue.async { _ = self.session.removeDevice(id: id) }
+                }
             case .deviceChanged(let device, _):
                 guard let audio = DeviceBridge.audioDevice(device) else { return }
                 self.queue.async { self.session.updateDevice(audio) }
@@ -317,6 +323,40 @@ public final class SessionController: Sendable {
         }
         for gone in session.state.devices.map(\.id) where !present.contains(gone) { _ = session.removeDevice(id: gone) }
         state.withLock { $0.deviceMonitor = monitor; $0.tokens.append(subscription) }
+    }
+
+    /// How long a Bluetooth device that went away may take to come back under another profile.
+    /// PulseAudio's bluetooth policy and WirePlumber switch a headset from A2DP to hands-free
+    /// when a phone-role recording opens (our microphone), by removing one sink and adding another.
+    static let profileSwitchGrace: DispatchTimeInterval = .milliseconds(1500)
+
+    /// The Bluetooth headset a device belongs to, with its direction; nil for other devices.
+    private func bluetoothKey(_ device: AudioDevice) -> String? {
+        guard let classification = session.state.settings.classifier.classify(device),
+              [.bluetoothA2DP, .bluetoothHFP].contains(classification.port) else { return nil }
+        return "\(classification.physicalID)/\(device.direction)"
+    }
+
+    private func deviceArrived(_ device: AudioDevice) {
+        if let key = bluetoothKey(device), let departed = state.withLock({ $0.departedBluetooth.removeValue(forKey: key) }) {
+            // The same headset under another profile: a change of the device, not an unplug.
+            session.updateDevice(device, replacing: departed)
+        } else {
+            session.addDevice(device)
+        }
+    }
+
+    private func deviceDeparted(_ device: AudioDevice) {
+        guard let key = bluetoothKey(device) else {
+            _ = session.removeDevice(id: device.id)
+            return
+        }
+        state.withLock { $0.departedBluetooth[key] = device.id }
+        queue.asyncAfter(deadline: .now() + Self.profileSwitchGrace) { [weak self] in
+            guard let self, self.state.withLock({ $0.departedBluetooth[key] == device.id ? $0.departedBluetooth.removeValue(forKey: key) : nil }) != nil
+            else { return }
+            _ = self.session.removeDevice(id: device.id)
+        }
     }
 
     // MARK: Sound server loss and return
