@@ -40,7 +40,9 @@ public final class LessonPlayer: Sendable {
     private let logger: Logger
     private let handlers = Locked<[UInt64: @Sendable (Event) -> Void]>([:])
     private let tokens = Locked<[any AnyObject & Sendable]>([])
-    private let lastFailure = Locked<String?>(nil)
+    private let lastFailure = Locked<(problem: LessonProblem, detail: String)?>(nil)
+    /// decodebin's "No decoder available for type …" warning, which names the codec its error does not.
+    private let missingDecoder = Locked<String?>(nil)
     private let failed = DispatchSemaphore(value: 0)
 
     /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
@@ -71,18 +73,26 @@ public final class LessonPlayer: Sendable {
         return EngineObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
     }
 
-    /// Starts or resumes playback; waits up to 5 s for the file to open and throws when it cannot be played.
+    /// Starts or resumes playback; waits up to 5 s for the file to open and throws
+    /// `lessonUnplayable` (with the reason classified) when it cannot be played.
     public func play() throws(EngineError) {
         do {
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))
         } catch {
             // The reason (file not found, no decoder …) is on the bus; give it a moment to arrive.
             _ = failed.wait(timeout: .now() + .milliseconds(500))
-            let reason = lastFailure.withLock { $0 } ?? error.description
             _ = try? pipeline.setState(.null)
-            throw .lessonFailed(reason)
+            throw failureError ?? .lessonUnplayable(.other, detail: error.description)
         }
-        if let failure = lastFailure.withLock({ $0 }) { throw .lessonFailed(failure) }
+        if let failure = failureError { throw failure }
+    }
+
+    /// The first failure as an error; a missing decoder names the codec (decodebin says it in a warning).
+    private var failureError: EngineError? {
+        guard let failure = lastFailure.withLock({ $0 }) else { return nil }
+        var detail = failure.detail
+        if failure.problem == .noDecoder, let codec = missingDecoder.withLock({ $0 }) { detail += " (\(codec))" }
+        return .lessonUnplayable(failure.problem, detail: detail)
     }
 
     /// Pauses; the engine and RTC keep running.
@@ -144,10 +154,15 @@ public final class LessonPlayer: Sendable {
         switch message.view {
         case .endOfStream:
             event = .ended
+        case .warning(let error, _) where error.message.hasPrefix("No decoder available"):
+            missingDecoder.withLock { $0 = error.message }
+            return
         case .error(let error, let debug):
-            let text = "\(message.source ?? "lesson"): \(error.message)"
-            if lastFailure.withLock({ current in defer { current = current ?? text }; return current == nil }) { failed.signal() }
-            logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")"])
+            let problem = LessonProblem.classify(error)
+            // Resource errors ("Resource not found.") do not say which: name the lesson.
+            let text = "\(error.message) [\(message.source ?? "lesson") on \(uri)]"
+            if lastFailure.withLock({ current in defer { current = current ?? (problem, text) }; return current == nil }) { failed.signal() }
+            logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")", "problem": "\(problem.rawValue)"])
             event = .failed(text)
         default:
             return
