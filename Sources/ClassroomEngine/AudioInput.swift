@@ -69,15 +69,34 @@ public final class AudioInput: Sendable {
     /// otherwise `timestamp` is the running time at which they should be mixed.
     @discardableResult
     public func push(_ samples: [Int16], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
-        let pts = timestamp ?? stamp(samples: samples.count)
+        let pts = try placed(samples: samples.count, at: timestamp)
         return try push { () throws(GStreamerError) in try source.push(samples, pts: pts) }
     }
 
     /// Pushes interleaved 32-bit float samples; timestamps as for 16-bit samples.
     @discardableResult
     public func push(_ samples: [Float], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
-        let pts = timestamp ?? stamp(samples: samples.count)
+        let pts = try placed(samples: samples.count, at: timestamp)
         return try push { () throws(GStreamerError) in try source.push(samples, pts: pts) }
+    }
+
+    /// Where a push goes: its explicit timestamp (checked), or after the previous push.
+    private func placed(samples: Int, at timestamp: ClockTime?) throws(EngineError) -> ClockTime? {
+        guard let timestamp else { return stamp(samples: samples) }
+        return try checked(timestamp, samples: samples)
+    }
+
+    /// An explicit timestamp, refused when it lies before audio already queued (beyond the
+    /// jitter tolerance): the mixer would drop or overlap it, and the caller would never know.
+    private func checked(_ pts: ClockTime, samples: Int) throws(EngineError) -> ClockTime {
+        let duration = ClockTime.frames(samples / max(1, format.channels), rate: format.rate)
+        let overlap = timeline.withLock { next -> ClockTime? in
+            if let expected = next, pts + Self.jitterTolerance < expected { return expected - pts }
+            next = pts + duration
+            return nil
+        }
+        if let overlap { throw .timestampWentBackwards(input: id, by: overlap) }
+        return pts
     }
 
     /// A contiguous timestamp for a push of `samples` arriving now.

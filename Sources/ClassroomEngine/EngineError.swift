@@ -12,12 +12,18 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case unsupportedFormat(AudioFormat, reason: String)
     /// Samples pushed to an input do not fit its declared format.
     case wrongSamples(input: String, reason: String)
+    /// A push was timestamped earlier than audio the input already has; it was refused.
+    case timestampWentBackwards(input: String, by: ClockTime)
     /// The input was removed; pushes to it are refused.
     case inputRemoved(String)
     /// The microphone could not be opened.
     case microphoneUnavailable(String)
     /// The lesson could not be opened or played.
     case lessonFailed(String)
+    /// The lesson cannot be played, for a reason the operator can act on; `detail` is what GStreamer said.
+    case lessonUnplayable(LessonProblem, detail: String)
+    /// No picture could be written: no video shown yet, none decoded, or the file not writable.
+    case snapshotFailed(String)
     /// The engine is not running.
     case notRunning
     /// The output could not be finalised (a WAV file may be incomplete).
@@ -35,12 +41,18 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
             return "The input format \(format) cannot be mixed: \(reason)."
         case .wrongSamples(let input, let reason):
             return "Samples pushed to '\(input)' were refused: \(reason)."
+        case .timestampWentBackwards(let input, let by):
+            return "Audio pushed to input '\(input)' was timestamped \(by) before the end of audio it already has, and was refused; timestamps must not go backwards (push with no timestamp to let the engine place the audio)."
         case .inputRemoved(let id):
             return "The input '\(id)' has been removed; nothing more can be pushed to it."
         case .microphoneUnavailable(let why):
             return "The microphone cannot be opened: \(why)."
         case .lessonFailed(let why):
             return "The lesson cannot be played: \(why)."
+        case .lessonUnplayable(let problem, let detail):
+            return "The lesson cannot be played (\(problem.rawValue)): \(detail). What to do: \(problem.advice)."
+        case .snapshotFailed(let why):
+            return "No snapshot was written: \(why)."
         case .notRunning:
             return "The audio engine is not running; start it first."
         case .outputNotFinalized(let why):

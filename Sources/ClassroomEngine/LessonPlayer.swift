@@ -18,7 +18,8 @@ public final class LessonPlayer: Sendable {
     public enum VideoOutput: Sendable, Hashable {
         /// A window (autovideosink).
         case window
-        /// Decoded and discarded in time (headless kiosks, tests).
+        /// Decoded and discarded in time (headless kiosks, tests); `snapshot(to:)` writes the
+        /// frame that would be on screen.
         case discard
         /// No video decoding at all.
         case none
@@ -41,7 +42,9 @@ public final class LessonPlayer: Sendable {
     private let logger: Logger
     private let handlers = Locked<[UInt64: @Sendable (Event) -> Void]>([:])
     private let tokens = Locked<[any AnyObject & Sendable]>([])
-    private let lastFailure = Locked<String?>(nil)
+    private let lastFailure = Locked<(problem: LessonProblem, detail: String)?>(nil)
+    /// decodebin's "No decoder available for type …" warning, which names the codec its error does not.
+    private let missingDecoder = Locked<String?>(nil)
     private let failed = DispatchSemaphore(value: 0)
 
     /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
@@ -72,18 +75,26 @@ public final class LessonPlayer: Sendable {
         return EngineObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
     }
 
-    /// Starts or resumes playback; waits up to 5 s for the file to open and throws when it cannot be played.
+    /// Starts or resumes playback; waits up to 5 s for the file to open and throws
+    /// `lessonUnplayable` (with the reason classified) when it cannot be played.
     public func play() throws(EngineError) {
         do {
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))
         } catch {
             // The reason (file not found, no decoder …) is on the bus; give it a moment to arrive.
             _ = failed.wait(timeout: .now() + .milliseconds(500))
-            let reason = lastFailure.withLock { $0 } ?? error.description
             _ = try? pipeline.setState(.null)
-            throw .lessonFailed(reason)
+            throw failureError ?? .lessonUnplayable(.other, detail: error.description)
         }
-        if let failure = lastFailure.withLock({ $0 }) { throw .lessonFailed(failure) }
+        if let failure = failureError { throw failure }
+    }
+
+    /// The first failure as an error; a missing decoder names the codec (decodebin says it in a warning).
+    private var failureError: EngineError? {
+        guard let failure = lastFailure.withLock({ $0 }) else { return nil }
+        var detail = failure.detail
+        if failure.problem == .noDecoder, let codec = missingDecoder.withLock({ $0 }) { detail += " (\(codec))" }
+        return .lessonUnplayable(failure.problem, detail: detail)
     }
 
     /// Pauses; the engine and RTC keep running.
@@ -117,15 +128,43 @@ public final class LessonPlayer: Sendable {
         try seek(to: position ?? .zero, rate: rate)
     }
 
+    /// Writes the frame the video sink presented last — what the screen shows now — as a PNG at
+    /// `path`, and returns its lesson position. Throws when the lesson decodes no video (video
+    /// output `none`, an audio-only file), no frame was shown yet, or the file cannot be written.
+    @discardableResult
+    public func snapshot(to path: String) throws(EngineError) -> ClockTime? {
+        guard let sink = pipeline.element(named: LessonBranches.videoSink) else {
+            throw .snapshotFailed("the lesson shows no video (the video output is 'none', or the file has no video stream)")
+        }
+        // autovideosink is a bin: the frame is kept by the real sink inside it.
+        let sinks = [sink] + ((try? pipeline.element(named: LessonBranches.videoSink, as: Bin.self))?.children ?? [])
+        guard let frame = sinks.lazy.compactMap(\.lastSample).first else {
+            throw .snapshotFailed("no frame has been shown yet; play the lesson first")
+        }
+        let png = try EngineError.wrap { () throws(GStreamerError) in try frame.converted(to: try Caps("image/png")) }
+        guard let bytes = png.buffer?.bytes(), !bytes.isEmpty else { throw .snapshotFailed("the PNG encoder returned no data") }
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw .snapshotFailed("cannot write \(path): \(error.localizedDescription)")
+        }
+        return frame.buffer?.pts
+    }
+
     private func handle(_ message: Message) {
         let event: Event
         switch message.view {
         case .endOfStream:
             event = .ended
+        case .warning(let error, _) where error.message.hasPrefix("No decoder available"):
+            missingDecoder.withLock { $0 = error.message }
+            return
         case .error(let error, let debug):
-            let text = "\(message.source ?? "lesson"): \(error.message)"
-            if lastFailure.withLock({ current in defer { current = current ?? text }; return current == nil }) { failed.signal() }
-            logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")"])
+            let problem = LessonProblem.classify(error)
+            // Resource errors ("Resource not found.") do not say which: name the lesson.
+            let text = "\(error.message) [\(message.source ?? "lesson") on \(uri)]"
+            if lastFailure.withLock({ current in defer { current = current ?? (problem, text) }; return current == nil }) { failed.signal() }
+            logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")", "problem": "\(problem.rawValue)"])
             event = .failed(text)
         default:
             return
@@ -143,6 +182,8 @@ public final class LessonPlayer: Sendable {
 
 /// The pad-added work of the lesson decoder; runs on a streaming thread.
 private struct LessonBranches: Sendable {
+    /// The video sink's name, declared once.
+    static let videoSink = "video-sink"
     let pipeline: Pipeline
     let courseware: AudioInput
     let video: LessonPlayer.VideoOutput
@@ -159,9 +200,12 @@ private struct LessonBranches: Sendable {
                 try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"),
                             try makeFrameSink(tap)], to: pad)
             } else if media.hasPrefix("video/"), video != .none {
+                // The fakesink keeps its last frame (enable-last-sample) for snapshots.
                 let sink = video == .window
-                    ? try ElementFactory.make("autovideosink", name: "video-sink", properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
-                    : try ElementFactory.make("fakesink", name: "video-sink", properties: ["sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                    ? try ElementFactory.make("autovideosink", name: Self.videoSink, properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                    : try ElementFactory.make("fakesink", name: Self.videoSink, properties: [
+                        "sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds)), "enable-last-sample": true,
+                    ])
                 try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"), sink], to: pad)
             } else {
                 // An unused stream still needs a sink, or the decoder stops with not-linked.
@@ -174,7 +218,7 @@ private struct LessonBranches: Sendable {
 
     /// An appsink that renders (calls the tap) at the frame's presentation time, delayed like any video sink.
     private func makeFrameSink(_ tap: VideoFrameTap) throws(GStreamerError) -> AppSink {
-        let sink = try AppSink.make(name: "video-sink")
+        let sink = try AppSink.make(name: Self.videoSink)
         try sink.configure(caps: try Caps("video/x-raw,format=\(tap.format)"), maxBuffers: 1, drop: false, sync: true)
         try sink.set("ts-offset", .int(Int64(videoDelay.nanoseconds)))
         let token = try sink.onNewSample { sample in tap.handler(sample) }

@@ -68,19 +68,45 @@ struct LessonPlayerTests {
         let lesson = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .frames(tap), videoDelay: engine.outputLatency,
                                       logger: EngineSupport.logger)
         try lesson.play()
-        #expect(await waitFor { frames.withLock { $0.count } >= 10 })
+        #expect(await waitFor(timeout: .seconds(10)) { frames.withLock { $0.count } >= 30 })
         lesson.stop()
         let base = try #require(lesson.pipeline.baseTime)
         let seen = frames.withLock { $0 }
         #expect(seen.allSatisfy { $0.3.contains("GRAY8") && $0.2 > 0 })
-        // The frames queued while the pipeline goes to PLAYING (measured: the first 0.2 s) are
-        // handed over at once as it starts; from then on each waits for its time.
-        let steady = seen.filter { ($0.1 ?? .zero) >= .milliseconds(200) }
+        // The frames queued while the pipeline goes to PLAYING (measured: up to its first 0.5 s)
+        // are handed over at once as it starts; from then on each waits for its time.
+        let steady = seen.filter { ($0.1 ?? .zero) >= .seconds(1) }
         #expect(steady.count >= 5)
         for (handedAt, runningTime, _, _) in steady {
             let due = base + (try #require(runningTime)) + engine.outputLatency
             #expect(handedAt + .milliseconds(1) >= due)
         }
+    }
+
+    @Test("a snapshot writes the frame on screen as a PNG of the lesson's size; with no video it says why")
+    func snapshot() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let lesson = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .discard, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        defer { lesson.stop() }
+        try lesson.play()
+        #expect(await waitFor { (lesson.position ?? .zero) > .seconds(1) })
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UInt32.random(in: 0...UInt32.max)).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let shownAt = try #require(try lesson.snapshot(to: path))
+        #expect(shownAt > .seconds(0.5))
+        // A PNG: the signature, then IHDR with the lesson's 320×240.
+        let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        let bigEndian = { (at: Int) in png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(png.count > 33 && bigEndian(16) == 320 && bigEndian(20) == 240)
+        print("FIGURE snapshot: \(png.count) bytes, \(bigEndian(16))×\(bigEndian(20)) PNG of the frame at \(shownAt)")
+
+        let audioOnly = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .none, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        #expect(throws: EngineError.self) { try audioOnly.snapshot(to: path + ".none.png") }
+        #expect(!FileManager.default.fileExists(atPath: path + ".none.png"))
     }
 
     @Test("the lesson plays at half and double speed")
@@ -102,32 +128,5 @@ struct LessonPlayerTests {
         #expect(courseware.droppedPushes < 5)    // scaletempo kept the audio in real time
         #expect(throws: EngineError.self) { try lesson.setRate(3) }
         lesson.stop()
-    }
-
-    @Test("a missing or corrupt lesson fails with a reason, and the engine keeps mixing")
-    func badLessons() async throws {
-        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
-        try engine.start()
-        defer { engine.stop() }
-        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        let missing = try LessonPlayer(uri: "file:///nonexistent/lesson.webm", courseware: courseware, video: .discard,
-                                       videoDelay: engine.outputLatency, logger: EngineSupport.logger)
-        do {
-            try missing.play()
-            Issue.record("a missing file must not play")
-        } catch {
-            #expect(error.description.contains("not found") || error.description.contains("No such file") || error.description.contains("Could not open"))
-        }
-        let garbage = FileManager.default.temporaryDirectory.appendingPathComponent("garbage-\(getpid()).webm")
-        try Data(repeating: 0x42, count: 4096).write(to: garbage)
-        defer { try? FileManager.default.removeItem(at: garbage) }
-        let corrupt = try LessonPlayer(uri: garbage.absoluteString, courseware: courseware, video: .discard,
-                                       videoDelay: engine.outputLatency, logger: EngineSupport.logger)
-        #expect(throws: EngineError.self) { try corrupt.play() }
-        // The engine still runs and mixes.
-        let capture = try OutputCapture(engine)
-        let now = try #require(engine.runningTime)
-        #expect(await capture.wait(until: now + .milliseconds(300)))
-        #expect(engine.pipeline.state == .playing)
     }
 }
