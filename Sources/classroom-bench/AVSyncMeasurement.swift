@@ -23,17 +23,21 @@ enum AVSyncMeasurement {
 
     static func rows(logger: Logger) async -> [BenchmarkRow] {
         do {
-            let offsets = try await measureOffsets(logger: logger)
+            let (offsets, resyncs) = try await measureOffsets(logger: logger)
             let median = offsets.median
-            let detail = " Offsets: min \(formatted(offsets.min() ?? .nan, "ms")), max \(formatted(offsets.max() ?? .nan, "ms"))."
+            let worst = offsets.max { abs($0) < abs($1) } ?? .nan
+            let detail = " Offsets in flash order: \(offsets.map { formatted($0, "ms") }.joined(separator: ", ")); the courseware input re-anchored its timeline \(resyncs) times (pushes arriving > 40 ms from where the previous ended)."
             return [BenchmarkRow(measure: measure, value: median, unit: "ms", baseline: baseline, goal: goal,
-                                 pass: abs(median) <= 20, runs: offsets.count, method: method + detail)]
+                                 pass: abs(median) <= 20, runs: offsets.count, method: method + detail),
+                    BenchmarkRow(measure: "A/V sync, worst single flash (audio − video)", value: worst, unit: "ms", baseline: baseline, goal: goal,
+                                 pass: abs(worst) <= 20, runs: offsets.count,
+                                 method: "The largest |offset| among the flashes of the row above. The first flash comes 0.5 s after play(): frames decoded while the lesson starts can be handed to the tap at once (measured up to 0.5 s in the engine test), which shows here as a late first beep." + detail)]
         } catch {
             return [.notMeasured(measure, unit: "ms", baseline: baseline, goal: goal, method: method, error: error)]
         }
     }
 
-    private static func measureOffsets(logger: Logger) async throws -> [Double] {
+    private static func measureOffsets(logger: Logger) async throws -> (offsets: [Double], resyncs: Int) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("classroom-bench-beep-flash-\(getpid()).webm").path
         try BeepFlashLesson.write(to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -77,7 +81,7 @@ enum AVSyncMeasurement {
         guard offsets.count >= 5 else {
             throw BenchError("only \(offsets.count) flash/beep pairs (\(video.count) flashes, \(audio.count) beeps)")
         }
-        return offsets
+        return (offsets, engine.input(id: "courseware")?.timelineResyncs ?? 0)
     }
 
     private static func distance(_ a: ClockTime, _ b: ClockTime) -> Double { abs(a.seconds - b.seconds) }

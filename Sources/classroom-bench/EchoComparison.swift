@@ -17,17 +17,26 @@ enum EchoComparison {
         module-echo-cancel aec_method=webrtc's sink, the echo into a null sink whose monitor is the canceller's source \
         master, both recorded; aec_args "\(PulseEchoCanceller.arguments)" (AEC, NS, HPF and digital AGC: the voice \
         profile's features). ERLE = 10·log10(ΣE_mic / ΣE_processed) over the recording from 2 s after the echo starts. \
-        PulseAudio estimates the alignment itself from its streams' latencies.
+        PulseAudio estimates the alignment itself from its streams' latencies, so its figure varies from run to run.
         """
 
-    static func rows(delays: [Int], logger: Logger) async -> [BenchmarkRow] {
-        var pulse: [Int: Result<Double, any Error>] = [:]
+    static func rows(delays: [Int], pulseRuns: Int, logger: Logger) async -> [BenchmarkRow] {
+        var pulse: [Int: Result<[Double], any Error>] = [:]
         do {
             let farEnd = try PulseEchoCanceller.decode(try SpeechSample.farEnd())
-            let canceller = try PulseEchoCanceller()
-            defer { canceller.unload() }
             for delay in delays {
-                do { pulse[delay] = .success(try await canceller.erle(farEnd: farEnd, echoDelay: .milliseconds(delay))) } catch { pulse[delay] = .failure(error) }
+                do {
+                    var figures: [Double] = []
+                    for _ in 0..<pulseRuns {
+                        // A fresh canceller each run: it must converge from nothing, like the engine's.
+                        let canceller = try PulseEchoCanceller()
+                        defer { canceller.unload() }
+                        figures.append(try await canceller.erle(farEnd: farEnd, echoDelay: .milliseconds(delay)))
+                    }
+                    pulse[delay] = .success(figures)
+                } catch {
+                    pulse[delay] = .failure(error)
+                }
             }
         } catch {
             for delay in delays { pulse[delay] = .failure(error) }
@@ -36,7 +45,7 @@ enum EchoComparison {
         for delay in delays {
             let pulseFigure: String
             switch pulse[delay] {
-            case .success(let erle): pulseFigure = "PulseAudio module-echo-cancel (webrtc), same signals: \(formatted(erle, "dB"))"
+            case .success(let runs): pulseFigure = "PulseAudio module-echo-cancel (webrtc), same signals: \(formatted(runs.median, "dB"))"
             case .failure(let error): pulseFigure = "PulseAudio module-echo-cancel: not measured (\(error))"
             case nil: pulseFigure = "—"
             }
@@ -48,9 +57,10 @@ enum EchoComparison {
         for delay in delays {
             let measure = "ERLE, PulseAudio module-echo-cancel (webrtc), echo path \(delay) ms"
             switch pulse[delay] {
-            case .success(let erle):
-                rows.append(BenchmarkRow(measure: measure, value: erle, unit: "dB", baseline: "— (it is the baseline of the voice rows)",
-                                         goal: "—", pass: nil, runs: 1, method: pulseMethod))
+            case .success(let runs):
+                rows.append(BenchmarkRow(measure: measure, value: runs.median, unit: "dB", baseline: "— (it is the baseline of the voice rows)",
+                                         goal: "—", pass: nil, runs: runs.count,
+                                         method: pulseMethod + " Median of fresh cancellers; runs: \(runs.map { formatted($0, "dB") }.joined(separator: ", "))."))
             case .failure(let error):
                 rows.append(.notMeasured(measure, unit: "dB", baseline: "—", goal: "—", method: pulseMethod, error: error))
             case nil:

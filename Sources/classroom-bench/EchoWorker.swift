@@ -14,10 +14,20 @@ struct EchoWorker: AsyncParsableCommand {
     @Option(help: "Echo-path delay in ms.")
     var delay = 50
 
+    @Flag(help: "Through PulseAudio's module-echo-cancel instead of the engine (needs a server).")
+    var pulse = false
+
     func run() async throws {
         var logger = Logger(label: "classroom-bench.erle")
         logger.logLevel = .error
         try GStreamer.initialize()
+        if pulse {
+            let canceller = try PulseEchoCanceller()
+            defer { canceller.unload() }
+            let erle = try await canceller.erle(farEnd: try PulseEchoCanceller.decode(try SpeechSample.farEnd()), echoDelay: .milliseconds(delay))
+            print(#"{"erle":\#(erle)}"#)
+            return
+        }
         let erle = try await EchoPathMeasurement.erle(processing: profile == "raw" ? .off : .voice, echoDelay: .milliseconds(delay),
                                                       settle: .seconds(2), logger: logger)
         print(#"{"erle":\#(erle)}"#)

@@ -46,7 +46,7 @@ struct RunBenchmarks: AsyncParsableCommand {
         progress("A/V sync on a beep-and-flash lesson")
         let sync = await AVSyncMeasurement.rows(logger: logger)
         progress("ERLE: engine voice and raw profiles, PulseAudio module-echo-cancel")
-        let echo = await EchoComparison.rows(delays: [10, 30, 50], logger: logger)
+        let echo = await EchoComparison.rows(delays: [10, 30, 50], pulseRuns: plan.pulseEchoRuns, logger: logger)
         progress("waiting for the long run to finish its cycles before the CPU-heavy children")
         await soak.waitForCycles()
         progress("CPU per audio second, engine vs gst-launch-1.0")
@@ -96,6 +96,7 @@ struct BenchmarkPlan: Sendable {
     var costRuns: Int { quick ? 1 : 3 }
     var mixRuns: Int { quick ? 1 : 3 }
     var startupRuns: Int { quick ? 3 : 5 }
+    var pulseEchoRuns: Int { quick ? 1 : 3 }
     let cycles = 100
     let retargets = 20
 }
