@@ -8,8 +8,7 @@ struct AVSyncWorker: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "avsync", abstract: "A/V sync on a beep-and-flash lesson (prints the row).")
 
     func run() async throws {
-        var logger = Logger(label: "classroom-bench.avsync")
-        logger.logLevel = .error
+        let logger = WorkerSetup.logger("avsync")
         try GStreamer.initialize()
         for row in await AVSyncMeasurement.rows(logger: logger) { print(row.formattedValue, row.method) }
     }

@@ -3,7 +3,6 @@ import ClassroomEngine
 import ClassroomMeasurement
 import Foundation
 import GStreamer
-import Logging
 
 /// The engine running the graph of pipelines/engine-<profile>.gst for 10 s of audio, with the
 /// same stand-in sources pumped into its inputs; the parent reads this process's rusage.
@@ -15,11 +14,7 @@ struct CostWorker: AsyncParsableCommand {
 
     func run() async throws {
         guard profile == "media" || profile == "voice" else { throw ValidationError("the profile is media or voice") }
-        var logger = Logger(label: "classroom-bench.cost")
-        logger.logLevel = .error
-        try GStreamer.initialize()
-        let engine = try AudioEngine(output: .discard, logger: logger)
-        try engine.start()
+        let engine = try WorkerSetup.headlessEngine("cost")
         defer { engine.stop() }
         let stereo = EngineGraph.outputFormat
         let mono = AudioFormat(format: .s16, rate: 48_000, channels: 1)

@@ -18,8 +18,7 @@ struct EchoWorker: AsyncParsableCommand {
     var pulse = false
 
     func run() async throws {
-        var logger = Logger(label: "classroom-bench.erle")
-        logger.logLevel = .error
+        let logger = WorkerSetup.logger("erle")
         try GStreamer.initialize()
         if pulse {
             let canceller = try PulseEchoCanceller()

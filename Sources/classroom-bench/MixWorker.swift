@@ -2,7 +2,6 @@ import ArgumentParser
 import ClassroomEngine
 import Foundation
 import GStreamer
-import Logging
 import Synchronization
 
 /// N RTC inputs mixed in real time (started pinned to one core by the parent): a feeder thread
@@ -32,11 +31,7 @@ struct MixWorker: AsyncParsableCommand {
     var seconds: Double = 5
 
     func run() async throws {
-        var logger = Logger(label: "classroom-bench.mix")
-        logger.logLevel = .error
-        try GStreamer.initialize()
-        let engine = try AudioEngine(output: .discard, logger: logger)
-        try engine.start()
+        let engine = try WorkerSetup.headlessEngine("mix")
         defer { engine.stop() }
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let feeds = try (0..<inputs).map { try engine.addRTCInput(id: "rtc-\($0)", format: format) }

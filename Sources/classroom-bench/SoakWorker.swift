@@ -46,8 +46,7 @@ struct SoakWorker: AsyncParsableCommand {
     func run() async throws {
         let started = ProcessMeters.monotonicNanoseconds()
         func elapsed() -> Double { Double(ProcessMeters.monotonicNanoseconds() - started) / 1e9 }
-        var logger = Logger(label: "classroom-bench.soak")
-        logger.logLevel = .error
+        let logger = WorkerSetup.logger("soak")
         try GStreamer.initialize()
         let tag = UInt32.random(in: 0...UInt32.max)
         let headset = "bench_headset_\(tag)", room = "bench_room_\(tag)"

@@ -2,7 +2,6 @@ import ArgumentParser
 import ClassroomEngine
 import Foundation
 import GStreamer
-import Logging
 import Synchronization
 
 /// From a fresh process: initialise GStreamer, build and start the engine, add an RTC input
@@ -16,11 +15,7 @@ struct StartupWorker: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var logger = Logger(label: "classroom-bench.startup")
-        logger.logLevel = .error
-        try GStreamer.initialize()
-        let engine = try AudioEngine(output: .discard, logger: logger)
-        try engine.start()
+        let engine = try WorkerSetup.headlessEngine("startup")
         defer { engine.stop() }
         let input = try engine.addRTCInput(id: "rtc-teacher", format: AudioFormat(format: .s16, rate: 48_000, channels: 1))
         let clock = try Clock.system()
