@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "classroom-player",
             dependencies: [
-                "GStreamer",
+                "GStreamer", "ClassroomAudio", "ClassroomEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
