@@ -55,6 +55,10 @@ let package = Package(
             name: "ClassroomEngineTests",
             dependencies: ["ClassroomEngine", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
+        // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests).
+        .testTarget(
+            name: "ClassroomPlayerTests"
+        ),
         .testTarget(
             name: "ClassroomAudioTests",
             dependencies: [

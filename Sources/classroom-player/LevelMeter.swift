@@ -53,8 +53,9 @@ final class LevelMeter: Sendable {
         /// Highest peak, dBFS.
         let peakDB: Double
 
-        /// Below −60 dBFS peak counts as silence.
-        var isSilent: Bool { peakDB < -60 }
+        /// Below −60 dBFS peak over at least half a second counts as silence (a run stopped
+        /// before anything was measured is not judged).
+        var isSilent: Bool { seconds >= 0.5 && peakDB < -60 }
 
         /// "-21.4" or "-inf".
         static func format(_ db: Double) -> String { db.isFinite ? String(format: "%.1f", db) : "-inf" }

@@ -13,8 +13,10 @@ import Synchronization
 final class LiveFeed: Sendable {
     /// What the feed reports.
     enum Event: Sendable {
-        /// The feed's pipeline is playing (for RTP: listening).
+        /// The feed's pipeline started (for RTP: it is listening).
         case started
+        /// The first audio arrived and was pushed into the engine.
+        case receiving
         /// The feed ended (end of file or stream).
         case ended
         /// The feed failed; the lesson and the engine are unaffected.
@@ -26,6 +28,8 @@ final class LiveFeed: Sendable {
 
     /// Where it comes from.
     let source: LiveSource
+    /// The engine input it pushes into.
+    let input: AudioInput
     private let pipeline: Pipeline
     private let tokens = Mutex<[any AnyObject & Sendable]>([])
     private let counters = Counters()
@@ -33,6 +37,7 @@ final class LiveFeed: Sendable {
 
     init(source: LiveSource, input: AudioInput, logger: Logger) throws(GStreamerError) {
         self.source = source
+        self.input = input
         self.logger = logger
         pipeline = try Pipeline(name: "live-feed")
         pipeline.useClock(try Clock.system())
@@ -90,7 +95,7 @@ final class LiveFeed: Sendable {
             guard let samples = sample.buffer?.int16Samples(), !samples.isEmpty else { return }
             do {
                 try input.push(samples)
-                counters.samples.add(samples.count, ordering: .relaxed)
+                if counters.samples.add(samples.count, ordering: .relaxed).oldValue == 0 { counters.announce(.receiving) }
             } catch {
                 if counters.refused.add(1, ordering: .relaxed).newValue == 1 { logger.warning("live feed: the RTC input refused audio: \(error)") }
             }
@@ -101,11 +106,9 @@ final class LiveFeed: Sendable {
     /// Starts the feed; `onEvent` runs on the feed's bus thread.
     func start(onEvent: @escaping @Sendable (Event) -> Void) throws(GStreamerError) {
         let counters = self.counters
-        let name = pipeline.name
+        counters.handler.withLock { $0 = onEvent }
         let subscription = pipeline.bus.subscribe { message in
             switch message.view {
-            case .stateChanged(_, let new, _) where new == .playing && message.source == name:
-                onEvent(.started)
             case .endOfStream:
                 if !counters.reported.exchange(true, ordering: .relaxed) { onEvent(.ended) }
             case .error(let error, _):
@@ -115,8 +118,10 @@ final class LiveFeed: Sendable {
             }
         }
         tokens.withLock { $0.append(subscription) }
-        // A live network source answers NO_PREROLL; a file prerolls asynchronously. Failures arrive on the bus.
+        // A live network source answers NO_PREROLL (udpsrc has bound its port by then); a file
+        // prerolls asynchronously. Failures arrive on the bus.
         try pipeline.setState(.playing)
+        onEvent(.started)
     }
 
     /// Stops the feed and releases the source (socket, file).
@@ -142,4 +147,11 @@ private final class Counters: Sendable {
     let refused = Atomic<Int>(0)
     /// Whether the end or a failure was reported (once).
     let reported = Atomic<Bool>(false)
+    /// Who hears about the feed, once it started.
+    let handler = Mutex<(@Sendable (LiveFeed.Event) -> Void)?>(nil)
+
+    /// Tells the handler, if any.
+    func announce(_ event: LiveFeed.Event) {
+        handler.withLock { $0 }?(event)
+    }
 }

@@ -5,8 +5,10 @@ import Synchronization
 /// What `probe` finds in a lesson: its streams, encoded and decoded, its duration and whether
 /// the player can play it.
 ///
-///     urisourcebin ► parsebin ─stream N─► decodebin "decode-N" ► fakesink
+///     urisourcebin ► parsebin ─stream N─► queue ► decodebin "decode-N" ► fakesink
 ///
+/// The queue gives each stream its own thread: without it the first stream's sink, prerolled,
+/// blocks the demuxer before the second stream has any data (measured: a preroll that never ends).
 /// parsebin shows each elementary stream as it is stored (its codec); the decodebin behind it
 /// shows whether this machine can decode it. The pipeline prerolls and is torn down.
 struct MediaProbe {
@@ -71,8 +73,9 @@ struct MediaProbe {
                 return probe.streams.count - 1
             }
             do throws(GStreamerError) {
+                let queue = try ElementFactory.make("queue", name: "probe-queue-\(index)")
                 let decode = try ElementFactory.make("decodebin", name: "decode-\(index)")
-                try pipeline.add(decode)
+                try pipeline.addLinked([queue, decode])
                 let handler = decode.onPadAdded { raw in
                     let decoded = raw.currentCaps ?? raw.queryCaps()
                     found.withLock { $0.streams[index].decoded = decoded.description }
@@ -82,8 +85,9 @@ struct MediaProbe {
                     try? discard.syncStateWithParent()
                 }
                 decoderHandlers.withLock { $0.append(handler) }
-                try pad.link(to: try decode.staticPad("sink"))
+                try pad.link(to: try queue.staticPad("sink"))
                 try decode.syncStateWithParent()
+                try queue.syncStateWithParent()
             } catch {
                 found.withLock { $0.streams[index].failure = error.description }
             }

@@ -222,6 +222,7 @@ final class PlayerRun: Sendable {
                    ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
                    ("output", .string(settings.output.description))]
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
+        if let live { fields += liveFigures(live) }
         events.emit("stopped", fields)
         state.withLock { $0.tokens.removeAll() }
         return Outcome(ending: ending, summary: summary, status: status)
@@ -255,6 +256,12 @@ final class PlayerRun: Sendable {
         }
     }
 
+    /// The feed's figures: seconds pushed, and where the mix had to break it (re-anchored or dropped pushes).
+    private func liveFigures(_ live: LiveFeed) -> [(String, JSON)] {
+        [("live_seconds", .number(live.secondsPushed)), ("live_resyncs", .number(Double(live.input.timelineResyncs))),
+         ("live_dropped_pushes", .number(Double(live.input.droppedPushes)))]
+    }
+
     private func handle(_ event: LiveFeed.Event) {
         switch event {
         case .started:
@@ -263,6 +270,8 @@ final class PlayerRun: Sendable {
                 return state.liveState == .starting
             }) else { return }
             events.emit("live-started", [("source", .maybe(settings.live?.description)), ("input", .string(PlayerRun.liveInputID))])
+        case .receiving:
+            events.emit("live-receiving", [("source", .maybe(settings.live?.description))])
         case .ended, .failed:
             let failed: String?
             if case .failed(let why) = event { failed = why } else { failed = nil }
@@ -270,7 +279,7 @@ final class PlayerRun: Sendable {
                 state.withLock { $0.liveState = failed == nil ? .ended : .failed }
                 var fields: [(String, JSON)] = [("source", .maybe(settings.live?.description))]
                 if let failed { fields.append(("message", .string(failed))) }
-                fields.append(("seconds", .number(state.withLock { $0.live?.secondsPushed } ?? 0)))
+                if let live = state.withLock({ $0.live }) { fields += liveFigures(live) }
                 events.emit(failed == nil ? "live-ended" : "live-failed", fields)
                 // The feed is over: its input leaves the mix (no 1025 for a feed that simply ended) and RTC is no longer live.
                 try? controller.engine.removeInput(id: PlayerRun.liveInputID)
@@ -490,8 +499,8 @@ final class PlayerRun: Sendable {
         fields.append(("lesson", .object([("state", .string(lessonState.rawValue)), ("position", .maybe(lesson?.position?.seconds)),
                                           ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(settings.lessonURI))])))
         if let source = settings.live {
-            fields.append(("live", .object([("source", .string(source.description)), ("state", .string(liveState.rawValue)),
-                                            ("seconds", .number(live?.secondsPushed ?? 0))])))
+            fields.append(("live", .object([("source", .string(source.description)), ("state", .string(liveState.rawValue))]
+                                           + (live.map(liveFigures) ?? []))))
         } else {
             fields.append(("live", .null))
         }
