@@ -61,7 +61,13 @@ public final class AudioEngine: Sendable {
         var running = false
         var eventHandlers: [UInt64: @Sendable (EngineEvent) -> Void] = [:]
         var nextHandler: UInt64 = 0
+        /// Set by `restart()` until its marker comes through the bus: the dead output's errors
+        /// from before the restart may still be on their way and must not count as a new loss.
+        var discardingStaleOutputErrors = false
     }
+
+    /// The application message `restart()` posts behind the stale errors.
+    private static let restartMarker = "classroom-engine-restarted"
 
     private static let instances = Atomic<Int>(0)
 
@@ -104,32 +110,61 @@ public final class AudioEngine: Sendable {
 
     /// Starts the graph. With a sound-server output, fails when no server answers.
     public func start() throws(EngineError) {
-        let firstError = Mutex<(GLibError, String?)?>(nil)
-        let sawError = DispatchSemaphore(value: 0)
+        let firstError = FirstBusError()
         let subscription = pipeline.bus.subscribe { [weak self] message in
-            if case .error(let error, let debug) = message.view, firstError.withLock({ current in
-                defer { if current == nil { current = (error, debug) } }
-                return current == nil
-            }) {
-                sawError.signal()
-            }
+            firstError.record(message)
             self?.handle(message)
         }
         busSubscription.withLock { $0 = subscription }
+        do {
+            try goPlaying(reporting: firstError)
+        } catch {
+            busSubscription.withLock { $0?.cancel(); $0 = nil }
+            throw error
+        }
+        state.withLock { $0.running = true }
+        logger.info("audio engine started", metadata: ["output": "\(output)", "latency": "\(configuration.pipelineLatency)"])
+    }
+
+    /// Sets the pipeline to PLAYING and waits (bounded) until it plays; on failure the pipeline is
+    /// back in NULL and the error names the bus's reason.
+    private func goPlaying(reporting firstError: FirstBusError) throws(EngineError) {
         do {
             // Waits (bounded) until it really plays: tearing a pipeline down while it is still on
             // its way up, with inputs already pushing, deadlocked once in a full parallel test run.
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))
         } catch {
             // The reason is on the bus (e.g. "Failed to connect: Connection refused"); give it a moment to arrive.
-            _ = sawError.wait(timeout: .now() + .milliseconds(500))
-            let reason = firstError.withLock { $0 }
+            let reason = firstError.wait(upTo: .milliseconds(500))
             _ = try? pipeline.setState(.null)
-            busSubscription.withLock { $0?.cancel(); $0 = nil }
             throw .gstreamer(.stateChangeFailed(element: pipeline.name, target: .playing, error: reason?.0, debug: reason?.1))
         }
-        state.withLock { $0.running = true }
-        logger.info("audio engine started", metadata: ["output": "\(output)", "latency": "\(configuration.pipelineLatency)"])
+    }
+
+    /// Brings the graph up again after its output failed (the sound server died and is back):
+    /// the microphone chain is taken down, the pipeline is cycled through NULL so every element
+    /// reconnects, and it plays again. Inputs, their handles and their volumes survive; pushes
+    /// made meanwhile were refused with `EngineError.notRunning`. Throws when it still cannot play.
+    public func restart() throws(EngineError) {
+        guard isRunning else { throw .notRunning }
+        disconnectMicrophone()
+        state.withLock { $0.discardingStaleOutputErrors = true }
+        outputSink.isStateLocked = true
+        _ = try? outputSink.setState(.null)
+        _ = try? pipeline.setState(.null)
+        outputSink.isStateLocked = false
+        // NULL flushed the bus; in READY it carries messages again, and everything the old
+        // output said is ahead of the marker.
+        _ = try? pipeline.setState(.ready)
+        if let marker = try? Structure(name: Self.restartMarker) { pipeline.bus.post(application: marker) }
+        // Running time starts again from zero: the volume ramps' timelines restart with it.
+        master.hold()
+        for input in inputs { input.duck?.hold() }
+        let firstError = FirstBusError()
+        let watch = pipeline.bus.subscribe { message in firstError.record(message) }
+        defer { watch.cancel() }
+        try goPlaying(reporting: firstError)
+        logger.notice("audio engine restarted", metadata: ["output": "\(output)"])
     }
 
     /// Stops the graph. A WAV output is finalised first (its header written) so nothing is lost.
@@ -432,6 +467,7 @@ public final class AudioEngine: Sendable {
         case .error(let error, let debug):
             logger.error("\(message.source ?? "?"): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
             if message.source == EngineGraph.outputSink {
+                if state.withLock({ $0.discardingStaleOutputErrors }) { return }
                 event = .outputLost(error.message)
             } else {
                 event = .error(element: message.source ?? "?", message: error.message, debug: debug)
@@ -440,6 +476,9 @@ public final class AudioEngine: Sendable {
             event = .warning(element: message.source ?? "?", message: error.message)
         case .requestState(let requested):
             event = message.source == EngineGraph.outputSink ? .outputStateRequested(requested) : nil
+        case .application(let structure) where structure.name == Self.restartMarker:
+            state.withLock { $0.discardingStaleOutputErrors = false }
+            event = nil
         case .element(let structure) where structure.name == "level":
             guard let rms = structure.doubles("rms"), let peak = structure.doubles("peak") else { return }
             event = .level(meter: message.source ?? "?", rms: rms, peak: peak, runningTime: structure.clockTime("running-time"))
@@ -456,6 +495,28 @@ public final class AudioEngine: Sendable {
         outputSink.isStateLocked = true
         _ = try? outputSink.setState(.null)
         _ = try? pipeline.setState(.null)
+    }
+}
+
+/// The first error a bus reports while a pipeline goes up: the reason given when it does not.
+private final class FirstBusError: Sendable {
+    private let first = Mutex<(GLibError, String?)?>(nil)
+    private let arrived = DispatchSemaphore(value: 0)
+
+    /// Keeps `message` when it is the first error.
+    func record(_ message: Message) {
+        guard case .error(let error, let debug) = message.view else { return }
+        let isFirst = first.withLock { current in
+            defer { if current == nil { current = (error, debug) } }
+            return current == nil
+        }
+        if isFirst { arrived.signal() }
+    }
+
+    /// The first error, waiting up to `timeout` for one to arrive.
+    func wait(upTo timeout: DispatchTimeInterval) -> (GLibError, String?)? {
+        _ = arrived.wait(timeout: .now() + timeout)
+        return first.withLock { $0 }
     }
 }
 

@@ -18,6 +18,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case microphoneUnavailable(String)
     /// The lesson could not be opened or played.
     case lessonFailed(String)
+    /// No picture could be written: no video shown yet, none decoded, or the file not writable.
+    case snapshotFailed(String)
     /// The engine is not running.
     case notRunning
     /// The output could not be finalised (a WAV file may be incomplete).
@@ -41,6 +43,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
             return "The microphone cannot be opened: \(why)."
         case .lessonFailed(let why):
             return "The lesson cannot be played: \(why)."
+        case .snapshotFailed(let why):
+            return "No snapshot was written: \(why)."
         case .notRunning:
             return "The audio engine is not running; start it first."
         case .outputNotFinalized(let why):

@@ -18,7 +18,8 @@ public final class LessonPlayer: Sendable {
     public enum VideoOutput: Sendable, Hashable {
         /// A window (autovideosink).
         case window
-        /// Decoded and discarded in time (headless kiosks, tests).
+        /// Decoded and discarded in time (headless kiosks, tests); `snapshot(to:)` writes the
+        /// frame that would be on screen.
         case discard
         /// No video decoding at all.
         case none
@@ -115,6 +116,29 @@ public final class LessonPlayer: Sendable {
         try seek(to: position ?? .zero, rate: rate)
     }
 
+    /// Writes the frame the video sink presented last — what the screen shows now — as a PNG at
+    /// `path`, and returns its lesson position. Throws when the lesson decodes no video (video
+    /// output `none`, an audio-only file), no frame was shown yet, or the file cannot be written.
+    @discardableResult
+    public func snapshot(to path: String) throws(EngineError) -> ClockTime? {
+        guard let sink = pipeline.element(named: LessonBranches.videoSink) else {
+            throw .snapshotFailed("the lesson shows no video (the video output is 'none', or the file has no video stream)")
+        }
+        // autovideosink is a bin: the frame is kept by the real sink inside it.
+        let sinks = [sink] + ((try? pipeline.element(named: LessonBranches.videoSink, as: Bin.self))?.children ?? [])
+        guard let frame = sinks.lazy.compactMap(\.lastSample).first else {
+            throw .snapshotFailed("no frame has been shown yet; play the lesson first")
+        }
+        let png = try EngineError.wrap { () throws(GStreamerError) in try frame.converted(to: try Caps("image/png")) }
+        guard let bytes = png.buffer?.bytes(), !bytes.isEmpty else { throw .snapshotFailed("the PNG encoder returned no data") }
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw .snapshotFailed("cannot write \(path): \(error.localizedDescription)")
+        }
+        return frame.buffer?.pts
+    }
+
     private func handle(_ message: Message) {
         let event: Event
         switch message.view {
@@ -141,6 +165,8 @@ public final class LessonPlayer: Sendable {
 
 /// The pad-added work of the lesson decoder; runs on a streaming thread.
 private struct LessonBranches: Sendable {
+    /// The video sink's name, declared once.
+    static let videoSink = "video-sink"
     let pipeline: Pipeline
     let courseware: AudioInput
     let video: LessonPlayer.VideoOutput
@@ -154,9 +180,12 @@ private struct LessonBranches: Sendable {
             if media.hasPrefix("audio/") {
                 try attachAudio(pad)
             } else if media.hasPrefix("video/"), video != .none {
+                // The fakesink keeps its last frame (enable-last-sample) for snapshots.
                 let sink = video == .window
-                    ? try ElementFactory.make("autovideosink", name: "video-sink", properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
-                    : try ElementFactory.make("fakesink", name: "video-sink", properties: ["sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                    ? try ElementFactory.make("autovideosink", name: Self.videoSink, properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                    : try ElementFactory.make("fakesink", name: Self.videoSink, properties: [
+                        "sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds)), "enable-last-sample": true,
+                    ])
                 try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"), sink], to: pad)
             } else {
                 // An unused stream still needs a sink, or the decoder stops with not-linked.

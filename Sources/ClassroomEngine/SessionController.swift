@@ -62,6 +62,13 @@ public final class SessionController: Sendable {
         var timer: MonitorTimer?
         /// The sound server corked (and muted) our stream and has not given it back yet.
         var corkedByServer = false
+        /// When the output was lost (uptime ns), until the engine plays again.
+        var outputLostAt: UInt64?
+        /// When recovery was last tried (uptime ns).
+        var lastRecoveryAttempt: UInt64 = 0
+        /// Bluetooth devices that went away, by physical device and direction, held back for
+        /// `profileSwitchGrace` in case the same headset comes back under another profile.
+        var departedBluetooth: [String: String] = [:]
     }
 
     /// The alarm monitors' timer.
@@ -187,7 +194,8 @@ public final class SessionController: Sendable {
 
     private func applyMicrophone(new: ResolvedState, old: ResolvedState?) throws(EngineError) {
         let source = microphoneSource(for: new)
-        let wanted = new.isRecording && source != nil
+        // With the sound server gone the microphone cannot open; it comes back with the server.
+        let wanted = new.isRecording && source != nil && state.withLock { $0.outputLostAt == nil }
         let processing = VoiceProcessing(profile: new.processingProfile)
         guard wanted, let source else {
             if engine.uplink != nil { engine.disconnectMicrophone() }
@@ -251,8 +259,7 @@ public final class SessionController: Sendable {
                 }
             }
         case .outputLost(let why):
-            logger.error("output lost: \(why)")
-            queue.async { [session] in session.mediaServicesWereLost() }
+            queue.async { [self] in outputLost(why) }
         case .level(let meter, let rms, _, _):
             monitors.record(meter: meter, rms: rms)
         case .error(let element, let message, _):
@@ -271,16 +278,27 @@ public final class SessionController: Sendable {
             return
         }
         let monitor = try EngineError.wrap { () throws(GStreamerError) in try DeviceMonitor.audio() }
+        try watch(monitor)
+        if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+    }
+
+    /// Feeds `monitor`'s devices into the session (those present now and every change to come)
+    /// and starts it. Devices the session knows that the monitor does not are removed: after a
+    /// server restart only what came back is there.
+    private func watch(_ monitor: DeviceMonitor) throws(EngineError) {
         let subscription = monitor.bus.subscribe { [weak self] message in
             guard let self else { return }
             switch message.view {
             case .deviceAdded(let device):
                 guard let audio = DeviceBridge.audioDevice(device) else { return }
                 self.state.withLock { $0.deviceIDs[device.displayName] = audio.id }
-                self.queue.async { self.session.addDevice(audio) }
+                self.queue.async { self.deviceArrived(audio) }
             case .deviceRemoved(let device):
-                let id = DeviceBridge.audioDevice(device)?.id ?? self.state.withLock { $0.deviceIDs[device.displayName] }
-                if let id { self.queue.async { _ = self.session.removeDevice(id: id) } }
+                if let audio = DeviceBridge.audioDevice(device) {
+                    self.queue.async { self.deviceDeparted(audio) }
+                } else if let id = self.state.withLock({ $0.deviceIDs[device.displayName] }) {
+                    self.queue.async { _ = self.session.removeDevice(id: id) }
+                }
             case .deviceChanged(let device, _):
                 guard let audio = DeviceBridge.audioDevice(device) else { return }
                 self.queue.async { self.session.updateDevice(audio) }
@@ -288,16 +306,106 @@ public final class SessionController: Sendable {
                 break
             }
         }
-        try EngineError.wrap { () throws(GStreamerError) in try monitor.start() }
+        do {
+            try EngineError.wrap { () throws(GStreamerError) in try monitor.start() }
+        } catch {
+            subscription.cancel()
+            throw error
+        }
         // Devices present at start also arrive as device-added; the session de-duplicates by id.
+        var present: Set<String> = [DeviceBridge.headlessInput.id]
         for device in monitor.devices {
             if let audio = DeviceBridge.audioDevice(device) {
                 state.withLock { $0.deviceIDs[device.displayName] = audio.id }
                 session.addDevice(audio)
+                present.insert(audio.id)
             }
         }
-        if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+        for gone in session.state.devices.map(\.id) where !present.contains(gone) { _ = session.removeDevice(id: gone) }
         state.withLock { $0.deviceMonitor = monitor; $0.tokens.append(subscription) }
+    }
+
+    /// How long a Bluetooth device that went away may take to come back under another profile.
+    /// PulseAudio's bluetooth policy and WirePlumber switch a headset from A2DP to hands-free
+    /// when a phone-role recording opens (our microphone), by removing one sink and adding another.
+    static let profileSwitchGrace: DispatchTimeInterval = .milliseconds(1500)
+
+    /// The Bluetooth headset a device belongs to, with its direction; nil for other devices.
+    private func bluetoothKey(_ device: AudioDevice) -> String? {
+        guard let classification = session.state.settings.classifier.classify(device),
+              [.bluetoothA2DP, .bluetoothHFP].contains(classification.port) else { return nil }
+        return "\(classification.physicalID)/\(device.direction)"
+    }
+
+    private func deviceArrived(_ device: AudioDevice) {
+        if let key = bluetoothKey(device), let departed = state.withLock({ $0.departedBluetooth.removeValue(forKey: key) }) {
+            // The same headset under another profile: a change of the device, not an unplug.
+            session.updateDevice(device, replacing: departed)
+        } else {
+            session.addDevice(device)
+        }
+    }
+
+    private func deviceDeparted(_ device: AudioDevice) {
+        guard let key = bluetoothKey(device) else {
+            _ = session.removeDevice(id: device.id)
+            return
+        }
+        state.withLock { $0.departedBluetooth[key] = device.id }
+        queue.asyncAfter(deadline: .now() + Self.profileSwitchGrace) { [weak self] in
+            guard let self, self.state.withLock({ $0.departedBluetooth[key] == device.id ? $0.departedBluetooth.removeValue(forKey: key) : nil }) != nil
+            else { return }
+            _ = self.session.removeDevice(id: device.id)
+        }
+    }
+
+    // MARK: Sound server loss and return
+
+    /// The output failed. For a sound-server output that is the server gone (or refusing us):
+    /// media services are lost (an interruption: lesson paused, uplink muted), the microphone and
+    /// the device watch go with it, and `checkAlarms` tries to bring everything back.
+    private func outputLost(_ why: String) {
+        guard state.withLock({ $0.outputLostAt == nil }) else { return }
+        logger.error("output lost: \(why)")
+        guard engine.output.isSoundServer else {
+            session.mediaServicesWereLost()
+            return
+        }
+        let monitor = state.withLock { state -> DeviceMonitor? in
+            state.outputLostAt = DispatchTime.now().uptimeNanoseconds
+            defer { state.deviceMonitor = nil }
+            return state.deviceMonitor
+        }
+        monitor?.stop()
+        engine.disconnectMicrophone()
+        session.mediaServicesWereLost()
+    }
+
+    /// While the output is lost, every 250 ms: when a device monitor sees the server's sinks again,
+    /// the engine restarts on it, the monitor becomes the device watch and media services are reset
+    /// (the interruption ends; the lesson resumes; the microphone reopens if a lease records).
+    private func tryRecovery() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard let lostAt = state.withLock({ state -> UInt64? in
+            guard let lostAt = state.outputLostAt, now - state.lastRecoveryAttempt >= 250_000_000 else { return nil }
+            state.lastRecoveryAttempt = now
+            return lostAt
+        }) else { return }
+        guard let monitor = try? DeviceMonitor.audio(), (try? monitor.start()) != nil else { return }
+        let serverIsBack = monitor.devices.contains { $0.isAudioSink && DeviceBridge.audioDevice($0) != nil }
+        monitor.stop()
+        guard serverIsBack else { return }
+        do {
+            try engine.restart()
+            try watch(monitor)
+        } catch {
+            logger.warning("the sound server answers again, but the output does not play yet: \(error)")
+            return
+        }
+        state.withLock { $0.outputLostAt = nil }
+        let outage = Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9
+        logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", outage))"])
+        session.mediaServicesWereReset()
     }
 
     // MARK: Alarms
@@ -317,6 +425,10 @@ public final class SessionController: Sendable {
     }
 
     private func checkAlarms() {
+        if state.withLock({ $0.outputLostAt != nil }) {
+            tryRecovery()
+            return
+        }
         if state.withLock({ $0.corkedByServer }), engine.isOutputMutedByServer == false { endServerCork() }
         let findings = monitors.check(inputs: engine.inputs, uplinkActive: engine.uplink != nil)
         for finding in findings {

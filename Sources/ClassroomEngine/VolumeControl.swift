@@ -35,6 +35,13 @@ final class VolumeControl: Sendable {
         target.withLock { $0 = gain }
     }
 
+    /// Holds the target gain from stream time zero on: for a pipeline whose running time restarted.
+    func hold() {
+        let gain = targetGain
+        control.unsetAll()
+        control.set(at: .zero, value: gain)
+    }
+
     /// The gain at stream time `time` as the control source has it.
     func gain(at time: ClockTime) -> Double? { control.value(at: time) }
 

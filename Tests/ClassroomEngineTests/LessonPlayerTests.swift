@@ -51,6 +51,32 @@ struct LessonPlayerTests {
         #expect(loudest > -35)
     }
 
+    @Test("a snapshot writes the frame on screen as a PNG of the lesson's size; with no video it says why")
+    func snapshot() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let lesson = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .discard, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        defer { lesson.stop() }
+        try lesson.play()
+        #expect(await waitFor { (lesson.position ?? .zero) > .seconds(1) })
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("snapshot-\(UInt32.random(in: 0...UInt32.max)).png").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let shownAt = try #require(try lesson.snapshot(to: path))
+        #expect(shownAt > .seconds(0.5))
+        // A PNG: the signature, then IHDR with the lesson's 320×240.
+        let png = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        let bigEndian = { (at: Int) in png[at..<at + 4].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(png.count > 33 && bigEndian(16) == 320 && bigEndian(20) == 240)
+        print("FIGURE snapshot: \(png.count) bytes, \(bigEndian(16))×\(bigEndian(20)) PNG of the frame at \(shownAt)")
+
+        let audioOnly = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .none, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        #expect(throws: EngineError.self) { try audioOnly.snapshot(to: path + ".none.png") }
+        #expect(!FileManager.default.fileExists(atPath: path + ".none.png"))
+    }
+
     @Test("the lesson plays at half and double speed")
     func rate() async throws {
         let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)

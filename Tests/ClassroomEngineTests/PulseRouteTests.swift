@@ -187,4 +187,122 @@ struct PulseRouteTests {
         try await waitFor("the uplink to unmute") { controller.engine.uplink?.isMuted == false }
         #expect(controller.engine.pipeline.state == .playing)
     }
+
+    @Test("the sound server killed and restarted: media services lost, then reset within 3 s, and the same pipeline plays on the new server with the microphone back")
+    func soundServerRestart() async throws {
+        let start = try #require(ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE_START"], "scripts/with-pulseaudio.sh sets it")
+        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.pushed), logger: EngineSupport.logger)
+        let events = Locked<[SessionEvent]>([])
+        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+        try controller.start()
+        defer { controller.stop(); observation.cancel() }
+        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        let lesson = try controller.session.lease(.playback, owner: "courseware")
+        try controller.connectMicrophone()
+        try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        #expect(controller.engine.uplink != nil)
+        func saw(_ wanted: SessionEvent) -> Bool { events.withLock { $0 }.contains(wanted) }
+
+        // `--kill` only signals the daemon: wait until it no longer answers.
+        try Self.run("/usr/bin/pulseaudio", "--kill")
+        try await waitFor("the server to be gone") { (try? Self.pactl("info")) == nil }
+        try await waitFor("media services lost") { saw(.mediaServicesWereLost) }
+        #expect(controller.session.resolvedState.isInterrupted)
+        try await waitFor("the microphone to close") { controller.engine.uplink == nil }
+        try await Task.sleep(for: .seconds(1))   // a few recovery attempts against no server
+        #expect(!saw(.mediaServicesWereReset))
+
+        let restarted = ContinuousClock.now
+        try Self.run("/bin/bash", start)
+        try await waitFor("media services reset") { saw(.mediaServicesWereReset) }
+        let recovery = ContinuousClock.now - restarted
+        print("FIGURE sound server restart: media services reset \(recovery) after the server answered again")
+        #expect(recovery <= .seconds(3))
+        #expect(!controller.session.resolvedState.isInterrupted)
+        try await waitFor("the microphone to reopen") { controller.engine.uplink != nil }
+        try await waitFor("the stream on the new server's speaker") { controller.engine.currentOutputDevice == "speaker" }
+        let onSpeaker = try Self.monitorLevel(of: "speaker")
+        print("FIGURE after the restart the speaker monitor hears \(onSpeaker) dBFS")
+        #expect(onSpeaker > -35)
+        #expect(controller.engine.pipeline.state == .playing)
+        try controller.session.release(lesson)
+    }
+
+    @Test("a Bluetooth headset moving A2DP → HFP on mic-connect (the server's policy swaps its sinks) is a retarget: output and microphone follow, the lesson is not paused, the pipeline never restarts")
+    func bluetoothProfileSwitch() async throws {
+        // What module-bluetooth-policy (auto_switch) or WirePlumber does when our phone-role
+        // microphone opens: the card's A2DP sink goes, its hands-free sink and source come.
+        let address = "AA_BB_CC_\(String(UInt32.random(in: 0...0xFFFF), radix: 16, uppercase: true))"
+        func plug(_ profile: String) throws -> [String] {
+            let common = "device.bus=bluetooth device.api=bluez device.form_factor=headset bluetooth.protocol=\(profile)"
+            let sink = "bluez_sink.\(address).\(profile)"
+            var modules = [try Self.pactl("load-module", "module-null-sink", "sink_name=\(sink)",
+                                          "sink_properties=\"device.description='BT Headset' \(common)\"")]
+            if profile == "handsfree_head_unit" {
+                modules.append(try Self.pactl("load-module", "module-remap-source", "master=\(sink).monitor",
+                                              "source_name=bluez_source.\(address).\(profile)",
+                                              "source_properties=\"device.description='BT Headset Mic' device.class=sound \(common)\""))
+            }
+            return modules
+        }
+        func unplug(_ modules: [String]) { for module in modules.reversed() { _ = try? Self.pactl("unload-module", module) } }
+        let a2dpSink = "bluez_sink.\(address).a2dp_sink"
+        let hfpSink = "bluez_sink.\(address).handsfree_head_unit"
+        let hfpSource = "bluez_source.\(address).handsfree_head_unit"
+
+        var a2dp = try plug("a2dp_sink")
+        defer { unplug(a2dp) }
+        let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
+        let events = Locked<[SessionEvent]>([])
+        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+        try controller.start()
+        defer { controller.stop(); observation.cancel() }
+        let pipelineStates = Locked<[State]>([])
+        let watch = controller.engine.pipeline.bus.subscribe { message in
+            if message.isFrom(controller.engine.pipeline), case .stateChanged(_, let new, _) = message.view { pipelineStates.withLock { $0.append(new) } }
+        }
+        defer { watch.cancel() }
+        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        let lesson = try controller.session.lease(.playback, owner: "courseware")
+        try await waitFor("the stream on the A2DP headset") { controller.engine.currentOutputDevice == a2dpSink }
+        #expect(controller.session.currentRoute.output?.port == .bluetoothA2DP)
+
+        try controller.connectMicrophone()
+        unplug(a2dp)
+        var hfp = try plug("handsfree_head_unit")
+        defer { unplug(hfp) }
+        try await waitFor("the hands-free route") {
+            controller.session.currentRoute.output?.deviceID == hfpSink && controller.session.currentRoute.input?.deviceID == hfpSource
+        }
+        try await waitFor("the stream on the hands-free sink") { controller.engine.currentOutputDevice == hfpSink }
+        try await waitFor("the microphone on the hands-free source") { controller.engine.uplink?.source == .device(hfpSource) }
+        #expect(controller.session.currentRoute.output?.port == .bluetoothHFP)
+        let onHeadset = try Self.monitorLevel(of: hfpSink)
+        print("FIGURE Bluetooth A2DP → HFP: hands-free sink monitor \(onHeadset) dBFS")
+        #expect(onHeadset > -35)
+
+        // The call ends; the policy gives the card its A2DP profile back.
+        try controller.disconnectMicrophone()
+        unplug(hfp); hfp = []
+        a2dp = try plug("a2dp_sink")
+        try await waitFor("the A2DP route again") { controller.engine.currentOutputDevice == a2dpSink }
+        #expect(controller.engine.uplink == nil)
+        #expect(!events.withLock { $0 }.contains { if case .lessonPauseRequested = $0 { return true }; return false })
+        #expect(!pipelineStates.withLock { $0 }.contains { $0 < .playing })
+        try controller.session.release(lesson)
+    }
+
+    /// Runs a program and waits for it; throws when it fails.
+    static func run(_ program: String, _ arguments: String...) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw EngineTestFailure("\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)") }
+    }
 }
