@@ -183,7 +183,7 @@ struct Play: ParsableCommand {
             guard FileManager.default.isWritableFile(atPath: url.path) else {
                 throw .cannotWrite(role: "snapshot folder", path: directory, reason: "permission denied")
             }
-            // The lesson player decodes the picture in time; the snapshotter takes the pictures.
+            // Decoded in time and kept by the headless sink; the lesson player writes the pictures.
             videoOutput = .discard
             snapshots = (url, snapshotInterval ?? 1)
         }

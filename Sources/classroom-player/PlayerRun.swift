@@ -547,14 +547,10 @@ final class PlayerRun: Sendable {
     // MARK: Snapshots
 
     private func startSnapshots(_ snapshots: (directory: URL, interval: Double)) {
-        do {
-            let snapshotter = try Snapshotter(uri: settings.lessonURI, directory: snapshots.directory, interval: snapshots.interval, logger: logger)
-            state.withLock { $0.snapshotter = snapshotter }
-            snapshotter.start(position: { [weak self] in self?.state.withLock { $0.lesson }?.position },
-                              onSnapshot: { [events] path, position in events.emit("snapshot", [("path", .string(path)), ("position", .number(position.seconds))]) },
-                              onFailure: { [events] why in events.emit("snapshot-failed", [("message", .string(why))]) })
-        } catch {
-            events.emit("snapshot-failed", [("message", .string(error.description))])
-        }
+        guard let lesson = state.withLock({ $0.lesson }) else { return }
+        let snapshotter = Snapshotter(lesson: lesson, directory: snapshots.directory, interval: snapshots.interval)
+        state.withLock { $0.snapshotter = snapshotter }
+        snapshotter.start(onSnapshot: { [events] path, position in events.emit("snapshot", [("path", .string(path)), ("position", .maybe(position?.seconds))]) },
+                          onFailure: { [events] why in events.emit("snapshot-failed", [("message", .string(why))]) })
     }
 }
