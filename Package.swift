@@ -42,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "classroom-player",
             dependencies: [
-                "GStreamer",
+                "GStreamer", "ClassroomAudio", "ClassroomEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,6 +54,10 @@ let package = Package(
         .testTarget(
             name: "ClassroomEngineTests",
             dependencies: ["ClassroomEngine", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests).
+        .testTarget(
+            name: "ClassroomPlayerTests"
         ),
         .testTarget(
             name: "ClassroomAudioTests",
