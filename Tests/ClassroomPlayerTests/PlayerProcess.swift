@@ -21,8 +21,8 @@ final class PlayerProcess: @unchecked Sendable {
     init(_ arguments: [String], in directory: URL) throws {
         stdoutFile = directory.appendingPathComponent("stdout-\(UUID().uuidString).txt")
         stderrFile = directory.appendingPathComponent("stderr-\(UUID().uuidString).txt")
-        FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         process.executableURL = Self.executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
