@@ -19,11 +19,17 @@ final class ControlClient {
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// Sends one line and returns the answer, parsed.
-    func ask(_ line: String) throws -> [String: Any] {
-        let bytes = Array((line + "\n").utf8)
-        guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
-            throw PlayerTestError.setupFailed("send failed")
+    /// Sends one line and returns the answer, parsed. With `partialSendAllowed`, the player may
+    /// hang up before taking the whole line (it refuses over-long lines) and its answer still counts.
+    func ask(_ line: String, partialSendAllowed: Bool = false) throws -> [String: Any] {
+        var bytes = Array((line + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let sent = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 {
+                guard partialSendAllowed else { throw PlayerTestError.setupFailed("send failed") }
+                break
+            }
+            bytes = bytes.dropFirst(sent)
         }
         while true {
             if let newline = pending.firstIndex(of: 10) {
@@ -113,6 +119,59 @@ struct ControlTests {
         let stopped = try #require(Fixtures.events(events, named: "stopped").first)
         #expect(stopped["reason"] as? String == "stop-command")
         #expect(Fixtures.events(events, named: "ducking-changed").first?["ducked"] as? Bool == true)
+    }
+
+    @Test("the socket under abuse: a stale socket file is replaced, another file refused; a 1 MB line is refused; 100 clients at once are all answered")
+    func socketAbuse() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 30)
+
+        // Something that is not a socket at the path: refused, and left alone.
+        let occupied = folder.appendingPathComponent("occupied.sock").path
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: occupied))
+        let refused = try await PlayerProcess.run(["play", lesson.path, "--mic", "none", "--output", "null", "--control", occupied, "--no-stdin"], in: folder)
+        #expect(refused.status == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("not a socket"))
+        #expect((try? String(contentsOfFile: occupied, encoding: .utf8)) == "keep me")
+
+        // A stale socket (its player died without removing it) is replaced.
+        let socketPath = folder.appendingPathComponent("control.sock").path
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: socketPath.utf8.prefix(raw.count - 1)) }
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        close(stale)
+        #expect(bound == 0 && FileManager.default.fileExists(atPath: socketPath))
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--mic", "none", "--output", "null", "--control", socketPath, "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+
+        // A 1 MB line: refused with bad-request and that client disconnected; the player goes on.
+        let flooder = try ControlClient(path: socketPath)
+        let huge = try flooder.ask(#"{"do":"status","pad":""# + String(repeating: "x", count: 1 << 20) + #""}"#, partialSendAllowed: true)
+        #expect(huge["ok"] as? Bool == false)
+        #expect(huge["error"] as? String == "bad-request")
+        #expect((huge["message"] as? String)?.contains("longer than") == true)
+
+        // 100 clients at once, each asking for the status: 100 answers, each to its own question.
+        let answered = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    guard let client = try? ControlClient(path: socketPath),
+                          let answer = try? client.ask(#"{"do":"status","id":\#(index)}"#) else { return false }
+                    return answer["ok"] as? Bool == true && answer["id"] as? Int == index
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        print("FIGURE control socket: \(answered) of 100 concurrent clients answered")
+        #expect(answered == 100)
+        let after = try ControlClient(path: socketPath)
+        #expect(try after.ask(#"{"do":"stop"}"#)["stopping"] as? Bool == true)
+        #expect(try await player.exitStatus(within: .seconds(15)) == 0, "stderr: \(player.stderr)")
     }
 
     @Test("SIGTERM mid-run stops cleanly with 143 and a finalised WAV")
