@@ -77,4 +77,31 @@ struct HelpAndArgumentTests {
         #expect(bad.status == 2)
         #expect(bad.stdout.contains("Verdict:  cannot play"), "stdout: \(bad.stdout)")
     }
+
+    @Test("a lesson the kiosk user may not read: exit 1 and a message that says so, for play and probe")
+    func unreadableLesson() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let locked = folder.appendingPathComponent("locked.webm")
+        try FileManager.default.copyItem(atPath: Fixtures.sample("lesson.webm"), toPath: locked.path)
+        chmod(locked.path, 0o000)
+        chmod(folder.path, 0o755)
+        for command in [["probe", locked.path], ["play", locked.path, "--output", "null", "--mic", "none", "--no-stdin"]] {
+            // Root reads everything: the player runs as nobody then, as a kiosk service user would.
+            let process = Process()
+            let asUser = geteuid() == 0 ? ["--reuid=65534", "--regid=65534", "--clear-groups", PlayerProcess.executable.path] : []
+            process.executableURL = URL(fileURLWithPath: geteuid() == 0 ? "/usr/bin/setpriv" : PlayerProcess.executable.path)
+            process.arguments = asUser + command
+            process.currentDirectoryURL = folder
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            print("ROW lesson without read permission (\(command[0])) → exit \(process.terminationStatus): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+            #expect(process.terminationStatus == 1, "\(message)")
+            #expect(message.contains("permission denied"))
+        }
+    }
 }
