@@ -1,6 +1,7 @@
 # classroom-audio — every entry point a developer, CI or a kiosk integrator needs.
 #
-#   make demo    installs what is missing, builds, plays the sample lesson with its live feed
+#   make demo    installs what is missing, builds, plays the sample lesson with its live feed, a
+#                microphone stand-in and a timeline (mic mid-lesson, a duck, disconnect)
 #   make test    installs what is missing, builds, runs every test (against a private
 #                PulseAudio server) and the leak check
 #   make bench   installs what is missing, builds classroom-bench in release mode, runs every
@@ -20,29 +21,36 @@ setup:
 build: setup
 	$(SWIFT) build --scratch-path $(SCRATCH) --product classroom-player
 
-# Plays on the default output when a sound server answers, else writes out/lesson-mix.wav.
+# Plays on the default output when a sound server answers, else writes out/demo.wav; either way
+# prints where the sound went and a one-line summary (seconds, level, events in out/demo-events.jsonl).
 demo: build
-	$(SCRATCH)/debug/classroom-player play samples/lesson.webm --live samples/live-feed.ogg
+	$(SCRATCH)/debug/classroom-player play samples/lesson.webm --live samples/live-feed.ogg \
+		--mic samples/student-mic.ogg --script samples/demo-timeline.json \
+		--fallback-wav out/demo.wav --events out/demo-events.jsonl --no-stdin
 
 test: setup
 	$(SWIFT) build --scratch-path $(SCRATCH) --build-tests
 	$(MAKE) --no-print-directory test-swift test-leaks test-session-standalone
 
-# Everything against a private PulseAudio server, in three passes:
+# Everything against a private PulseAudio server, in four passes:
 #  1. the bindings and the session model, in parallel;
 #  2. the engine, one test at a time: its tests run real-time graphs and measure them, and 25
 #     suites at once on 2 cores starved them (late feeds, slow alarms);
 #  3. the suites that plug devices, one at a time: device providers are process-wide, and a second
-#     monitor beside the first was measured to miss hotplugs.
+#     monitor beside the first was measured to miss hotplugs;
+#  4. the CLI, one test at a time: each runs the built classroom-player (built by --build-tests)
+#     as a subprocess playing in real time, and asserts on its WAVs, events, answers and exit codes.
 PULSE_SUITES = DeviceMonitorTests|PulseRouteTests
 
 test-swift:
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
-		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --skip 'ClassroomEngineTests|$(PULSE_SUITES)'
+		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --skip 'ClassroomEngineTests|ClassroomPlayerTests|$(PULSE_SUITES)'
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
 		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --filter ClassroomEngineTests --skip '$(PULSE_SUITES)' --no-parallel
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
 		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --filter '$(PULSE_SUITES)' --no-parallel
+	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
+		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --filter ClassroomPlayerTests --no-parallel
 
 # Every measurement of DESIGN §7 in one run, against a private PulseAudio server (sink retargets,
 # module-echo-cancel); regenerates docs/. Not part of `make test`, but `make test` builds it.

@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "classroom-player",
             dependencies: [
-                "GStreamer",
+                "GStreamer", "ClassroomAudio", "ClassroomEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -69,6 +69,10 @@ let package = Package(
         .testTarget(
             name: "ClassroomEngineTests",
             dependencies: ["ClassroomEngine", "ClassroomMeasurement", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests).
+        .testTarget(
+            name: "ClassroomPlayerTests"
         ),
         .testTarget(
             name: "ClassroomAudioTests",

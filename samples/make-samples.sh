@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates samples/lesson.webm and samples/live-feed.ogg from Debian tools only
-# (espeak-ng, sox, gst-launch-1.0 with plugins-base/good). Run by hand, from anywhere:
-#   samples/make-samples.sh
-# The build never runs it; the two output files are checked in.
+# Regenerates samples/lesson.webm, samples/live-feed.ogg and samples/student-mic.ogg from
+# Debian tools only (espeak-ng, sox, gst-launch-1.0 with plugins-base/good). Run by hand, from
+# anywhere, for all of them or only the ones named:
+#   samples/make-samples.sh [lesson.webm] [live-feed.ogg] [student-mic.ogg]
+# The build never runs it; the output files are checked in.
 #
 # Determinism: espeak-ng, sox (with -R) and the encoders as configured below are
 # deterministic, so the decoded audio and video are bit-identical on every run (checked
@@ -25,6 +26,7 @@ sx() { sox -R -q "$@"; }
 # ---------------------------------------------------------------------------------------
 # lesson.webm: 10 s, VP8 320x240 @ 15 fps + Opus 48 kHz stereo.
 # ---------------------------------------------------------------------------------------
+make_lesson() {
 lesson_seconds=10
 
 # Narration (about 8.3 s): espeak-ng writes 22.05 kHz mono near full scale; drop 3 dB so
@@ -65,10 +67,12 @@ gst-launch-1.0 -q \
   filesrc location="$work/lesson-audio.wav" ! wavparse ! audioconvert \
   ! audio/x-raw,rate=48000,channels=2 \
   ! opusenc bitrate=64000 ! queue ! mux.audio_0
+}
 
 # ---------------------------------------------------------------------------------------
 # live-feed.ogg: ~7 s, Opus 48 kHz mono; a teacher's voice standing in for one RTC peer.
 # ---------------------------------------------------------------------------------------
+make_live_feed() {
 # A different voice from the narration (British English, female variant) so that the two
 # are easy to tell apart when both play through the mixer.
 espeak-ng -v en-gb-x-rp+Andrea -s 165 -w "$work/teacher.wav" \
@@ -85,5 +89,34 @@ gst-launch-1.0 -q \
   filesrc location="$work/teacher48.wav" ! wavparse ! audioconvert \
   ! audio/x-raw,rate=48000,channels=1 \
   ! opusenc bitrate=32000 audio-type=voice ! oggmux ! filesink location="$here/live-feed.ogg"
+}
 
-ls -l "$here/lesson.webm" "$here/live-feed.ogg"
+# ---------------------------------------------------------------------------------------
+# student-mic.ogg: ~4 s, Opus 48 kHz mono; a student's answer standing in for the microphone
+# (classroom-player --mic FILE, the demo timeline).
+# ---------------------------------------------------------------------------------------
+make_student_mic() {
+# A third voice (American English, male variant), answering the teacher's question.
+espeak-ng -v en-us+m3 -s 150 -w "$work/student.wav" \
+  "Rain comes from the clouds. The vapour cools, and falls down as rain."
+# 48 kHz mono, the uplink format; 0.5 s lead-in so the answer starts after mic-connect,
+# 3 dB of resampler headroom, then peak -6 dBFS: a close-talking microphone.
+sx "$work/student.wav" -r 48000 -c 1 "$work/student48.wav" \
+  gain -3 rate -v pad 0.5 0.3 gain -n -6
+gst-launch-1.0 -q \
+  filesrc location="$work/student48.wav" ! wavparse ! audioconvert \
+  ! audio/x-raw,rate=48000,channels=1 \
+  ! opusenc bitrate=32000 audio-type=voice ! oggmux ! filesink location="$here/student-mic.ogg"
+}
+
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(lesson.webm live-feed.ogg student-mic.ogg)
+for target in "${targets[@]}"; do
+  case "$target" in
+    lesson.webm) make_lesson ;;
+    live-feed.ogg) make_live_feed ;;
+    student-mic.ogg) make_student_mic ;;
+    *) echo "make-samples: unknown sample '$target'" >&2; exit 1 ;;
+  esac
+  ls -l "$here/$target"
+done

@@ -49,6 +49,14 @@ public final class AudioEngine: Sendable {
     let master: VolumeControl
     let probe: Element
     let outputSink: Element
+    /// Set while the output sink is taken down: queries from upstream then fail at its pad
+    /// instead of reaching it. pulsesink 1.22 answers a caps query through a process-wide
+    /// PulseAudio main loop that the last pulsesink frees on NULL; the mixer's renegotiation
+    /// reaching it then crashed the process (a freed PA mutex, seen on a sound-server restart).
+    private let outputClosing = Locked(false)
+    private let outputGuard = Mutex<[PadProbe]>([])
+    /// Buffers that reached the output sink since the last (re)start; see `outputStreamIsUp`.
+    private let outputBuffers = Locked(0)
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
     let probeName: String
     private let logger: Logger
@@ -64,6 +72,8 @@ public final class AudioEngine: Sendable {
         /// Set by `restart()` until its marker comes through the bus: the dead output's errors
         /// from before the restart may still be on their way and must not count as a new loss.
         var discardingStaleOutputErrors = false
+        /// The output sink reported an error since the last (re)start: its server stream may be gone.
+        var outputFailed = false
     }
 
     /// The application message `restart()` posts behind the stale errors.
@@ -80,6 +90,27 @@ public final class AudioEngine: Sendable {
         probeName = "echo-probe-\(number)"
         let built = try EngineError.wrap { () throws(GStreamerError) in try AudioEngine.buildOutputChain(output: output, configuration: configuration, probeName: "echo-probe-\(number)", number: number) }
         (pipeline, mixer, master, probe, outputSink) = built
+        let closing = outputClosing
+        let answersCaps = output.isSoundServer
+        let mixCaps = EngineGraph.outputFormat.caps
+        let guardProbe = (try? outputSink.staticPad("sink"))?.addProbe([.queryDownstream, .queryUpstream]) { info in
+            // pulsesink 1.22 answers caps queries through its PulseAudio main loop, which a killed
+            // stream (its device unplugged with nowhere to go) leaves with a dead owner: the mixer's
+            // renegotiation then aborted the process. The format is fixed and PulseAudio converts,
+            // so the engine answers for it.
+            if answersCaps, let query = info.query {
+                if query.isCaps { query.answerCaps(mixCaps); return .handled }
+                if query.isAcceptCaps { query.answerAcceptCaps(true); return .handled }
+            }
+            // A dropped query fails (returns FALSE) without reaching a sink being taken down.
+            return closing.withLock { $0 } ? .drop : .ok
+        }
+        let buffers = outputBuffers
+        let counter = (try? outputSink.staticPad("sink"))?.addProbe(.buffer) { _ in
+            buffers.withLock { $0 = min($0 + 1, 2) }
+            return .ok
+        }
+        outputGuard.withLock { $0 = [guardProbe, counter].compactMap { $0 } }
     }
 
     private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)
@@ -110,6 +141,7 @@ public final class AudioEngine: Sendable {
 
     /// Starts the graph. With a sound-server output, fails when no server answers.
     public func start() throws(EngineError) {
+        outputClosing.withLock { $0 = false }
         let firstError = FirstBusError()
         let subscription = pipeline.bus.subscribe { [weak self] message in
             firstError.record(message)
@@ -141,18 +173,28 @@ public final class AudioEngine: Sendable {
         }
     }
 
+    /// Takes the graph down (NULL) without forgetting it, because its output cannot play: the
+    /// microphone chain goes, inputs keep their handles and refuse pushes with `notRunning`
+    /// until `restart()`.
+    public func suspend() throws(EngineError) {
+        guard isRunning else { throw .notRunning }
+        disconnectMicrophone()
+        state.withLock { $0.discardingStaleOutputErrors = true }
+        outputClosing.withLock { $0 = true }
+        outputSink.isStateLocked = true
+        _ = try? outputSink.setState(.null)
+        _ = try? pipeline.setState(.null)
+        outputSink.isStateLocked = false
+        outputClosing.withLock { $0 = false }
+        outputBuffers.withLock { $0 = 0 }
+    }
+
     /// Brings the graph up again after its output failed (the sound server died and is back):
     /// the microphone chain is taken down, the pipeline is cycled through NULL so every element
     /// reconnects, and it plays again. Inputs, their handles and their volumes survive; pushes
     /// made meanwhile were refused with `EngineError.notRunning`. Throws when it still cannot play.
     public func restart() throws(EngineError) {
-        guard isRunning else { throw .notRunning }
-        disconnectMicrophone()
-        state.withLock { $0.discardingStaleOutputErrors = true }
-        outputSink.isStateLocked = true
-        _ = try? outputSink.setState(.null)
-        _ = try? pipeline.setState(.null)
-        outputSink.isStateLocked = false
+        if pipeline.state != .null { try suspend() }
         // NULL flushed the bus; in READY it carries messages again, and everything the old
         // output said is ahead of the marker.
         _ = try? pipeline.setState(.ready)
@@ -164,6 +206,7 @@ public final class AudioEngine: Sendable {
         let watch = pipeline.bus.subscribe { message in firstError.record(message) }
         defer { watch.cancel() }
         try goPlaying(reporting: firstError)
+        state.withLock { $0.outputFailed = false }
         logger.notice("audio engine restarted", metadata: ["output": "\(output)"])
     }
 
@@ -178,6 +221,7 @@ public final class AudioEngine: Sendable {
         // input's allocation query waits on the mixer, which deadlocked a teardown (seen twice
         // in 16 test runs, stacks: appsrc in peer query, mixer in basesink preroll, the state
         // change waiting for the appsrc's task).
+        outputClosing.withLock { $0 = true }
         outputSink.isStateLocked = true
         _ = try? outputSink.setState(.null)
         _ = try? pipeline.setState(.null)
@@ -304,9 +348,11 @@ public final class AudioEngine: Sendable {
     // MARK: Output
 
     /// Moves the output to another sound-server device without stopping: pulsesink moves its
-    /// stream server-side when `device` changes (measured: no gap, no stall). No-op for other outputs.
+    /// stream server-side when `device` changes (measured: no gap, no stall). No-op for other
+    /// outputs; throws `notRunning` while the output stream is not up (see `outputStreamIsUp`).
     public func retargetOutput(device: String?) throws(EngineError) {
         guard output.isSoundServer else { return }
+        guard outputStreamIsUp else { throw .notRunning }
         try EngineError.wrap { () throws(GStreamerError) in
             // nil asks for the server's default: PulseAudio's own routing decides.
             try outputSink.set("device", .string(device ?? ""))
@@ -314,16 +360,31 @@ public final class AudioEngine: Sendable {
         logger.info("output retargeted", metadata: ["device": "\(device ?? "default")"])
     }
 
-    /// The sound-server device the output stream is on now (pulsesink `current-device`).
+    /// True when the output's server stream exists and has not failed: the sink rendered a buffer
+    /// (so its stream was connected) and reported no error since.
+    ///
+    /// pulsesink 1.22 must only be asked for `current-device`, `mute` or a `device` move then:
+    /// with a stream that is still connecting, or that the server killed, those calls return with
+    /// its process-wide PulseAudio main loop still locked (`no_index`/`no_buffer` paths in
+    /// pulsesink.c). The next lock from another thread then deadlocks, or aborts the process
+    /// once the first thread has exited (measured: "Assertion `robust || (oldval &
+    /// FUTEX_OWNER_DIED) == 0' failed" after the only sink was unloaded).
+    public var outputStreamIsUp: Bool {
+        output.isSoundServer && isRunning && outputBuffers.withLock { $0 } >= 2 && !state.withLock { $0.outputFailed }
+    }
+
+    /// The sound-server device the output stream is on now (pulsesink `current-device`); nil
+    /// while the stream is not up, and for other outputs.
     public var currentOutputDevice: String? {
-        guard output.isSoundServer else { return nil }
+        guard outputStreamIsUp else { return nil }
         return (try? outputSink.string("current-device")) ?? nil
     }
 
     /// Whether the sound server has muted our output stream (role policies mute a corked stream
-    /// server-side and unmute it when the interruption ends); nil for other outputs. Asks the server.
+    /// server-side and unmute it when the interruption ends); nil while the stream is not up,
+    /// and for other outputs. Asks the server.
     public var isOutputMutedByServer: Bool? {
-        guard output.isSoundServer else { return nil }
+        guard outputStreamIsUp else { return nil }
         return try? outputSink.bool("mute")
     }
 
@@ -467,7 +528,10 @@ public final class AudioEngine: Sendable {
         case .error(let error, let debug):
             logger.error("\(message.source ?? "?"): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
             if message.source == EngineGraph.outputSink {
-                if state.withLock({ $0.discardingStaleOutputErrors }) { return }
+                if state.withLock({ state in
+                    if !state.discardingStaleOutputErrors { state.outputFailed = true }
+                    return state.discardingStaleOutputErrors
+                }) { return }
                 event = .outputLost(error.message)
             } else {
                 event = .error(element: message.source ?? "?", message: error.message, debug: debug)
@@ -492,6 +556,7 @@ public final class AudioEngine: Sendable {
 
     deinit {
         busSubscription.withLock { $0?.cancel() }
+        outputClosing.withLock { $0 = true }
         outputSink.isStateLocked = true
         _ = try? outputSink.setState(.null)
         _ = try? pipeline.setState(.null)

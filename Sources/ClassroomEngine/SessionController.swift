@@ -64,11 +64,21 @@ public final class SessionController: Sendable {
         var corkedByServer = false
         /// When the output was lost (uptime ns), until the engine plays again.
         var outputLostAt: UInt64?
+        /// What was lost: the sound server, or (server alive) every output device.
+        var lostKind: LostOutput = .server
         /// When recovery was last tried (uptime ns).
         var lastRecoveryAttempt: UInt64 = 0
         /// Bluetooth devices that went away, by physical device and direction, held back for
         /// `profileSwitchGrace` in case the same headset comes back under another profile.
         var departedBluetooth: [String: String] = [:]
+    }
+
+    /// What took the output away.
+    enum LostOutput: Sendable {
+        /// The sound server died or refused us: media services lost, until it answers again.
+        case server
+        /// The last output device went away: an interruption, until a device comes back.
+        case device
     }
 
     /// The alarm monitors' timer.
@@ -175,7 +185,7 @@ public final class SessionController: Sendable {
         do {
             // Output first: a route change (Bluetooth A2DP → HFP on mic-connect included) is a retarget.
             if engine.output.isSoundServer, new.route.output?.deviceID != old?.route.output?.deviceID {
-                try engine.retargetOutput(device: new.route.output?.deviceID)
+                retarget(to: new.route.output?.deviceID, leaving: old?.route.output?.deviceID)
             }
             try applyMicrophone(new: new, old: old)
             if new.volume != old?.volume {
@@ -190,6 +200,42 @@ public final class SessionController: Sendable {
         }
         monitors.expectedCoursewareGain = Double(new.volume.value) * Double(new.ducking.factor)
         state.withLock { $0.applied = new }
+    }
+
+    /// How long after its device went away the output stream is left alone: the server has
+    /// either moved it (rescue) or killed it, and pulsesink reports a kill within a few 10 ms blocks.
+    static let removalSettle: DispatchTimeInterval = .milliseconds(150)
+
+    /// Moves the output to `device`. When the stream's device just went away, the move waits for
+    /// the server's rescue or kill to show: moving a killed stream wedges pulsesink 1.22 (see
+    /// `AudioEngine.retargetOutput`); a killed one is rebuilt by the recovery instead.
+    private func retarget(to device: String?, leaving previous: String?) {
+        if let previous, !session.state.devices.contains(where: { $0.id == previous }) {
+            // Nothing left to play on: the server killed the stream (there was no sink to rescue
+            // it to) and pulsesink does not say so; touching the killed stream wedges it.
+            guard device != nil else {
+                deviceLost("the output device '\(previous)' went away and there is no other")
+                return
+            }
+            queue.asyncAfter(deadline: .now() + Self.removalSettle) { [weak self] in self?.move(to: device, attempt: 0) }
+        } else {
+            move(to: device, attempt: 0)
+        }
+    }
+
+    /// Moves the output stream once it is up (it connects in the first 10 ms blocks after start or
+    /// restart), as long as the route still wants `device`; gives up after 5 s or when the output is lost.
+    private func move(to device: String?, attempt: Int) {
+        guard state.withLock({ $0.outputLostAt == nil }), session.resolvedState.route.output?.deviceID == device else { return }
+        guard engine.outputStreamIsUp else {
+            if attempt < 100 {
+                queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in self?.move(to: device, attempt: attempt + 1) }
+            } else {
+                logger.warning("the output stream did not come up in 5 s; it stays where the server put it", metadata: ["wanted": "\(device ?? "default")"])
+            }
+            return
+        }
+        do { try engine.retargetOutput(device: device) } catch { logger.warning("output not moved to \(device ?? "default"): \(error)") }
     }
 
     private func applyMicrophone(new: ResolvedState, old: ResolvedState?) throws(EngineError) {
@@ -373,6 +419,7 @@ public final class SessionController: Sendable {
         }
         let monitor = state.withLock { state -> DeviceMonitor? in
             state.outputLostAt = DispatchTime.now().uptimeNanoseconds
+            state.lostKind = .server
             defer { state.deviceMonitor = nil }
             return state.deviceMonitor
         }
@@ -381,16 +428,42 @@ public final class SessionController: Sendable {
         session.mediaServicesWereLost()
     }
 
+    /// The last output device went away (the server lives): the engine is suspended — pushes are
+    /// refused, not queued into a dead stream — and an interruption runs until a device returns.
+    private func deviceLost(_ why: String) {
+        guard state.withLock({ state -> Bool in
+            guard state.outputLostAt == nil else { return false }
+            state.outputLostAt = DispatchTime.now().uptimeNanoseconds
+            state.lostKind = .device
+            return true
+        }) else { return }
+        logger.error("output lost: \(why)")
+        do { try engine.suspend() } catch { logger.warning("suspending the engine: \(error)") }
+        session.beginInterruption(.deviceLost)
+    }
+
     /// While the output is lost, every 250 ms: when a device monitor sees the server's sinks again,
     /// the engine restarts on it, the monitor becomes the device watch and media services are reset
     /// (the interruption ends; the lesson resumes; the microphone reopens if a lease records).
     private func tryRecovery() {
         let now = DispatchTime.now().uptimeNanoseconds
-        guard let lostAt = state.withLock({ state -> UInt64? in
+        guard let (lostAt, kind) = state.withLock({ state -> (UInt64, LostOutput)? in
             guard let lostAt = state.outputLostAt, now - state.lastRecoveryAttempt >= 250_000_000 else { return nil }
             state.lastRecoveryAttempt = now
-            return lostAt
+            return (lostAt, state.lostKind)
         }) else { return }
+        if kind == .device {
+            // The device watch still runs: the session knows when a device is back.
+            guard session.currentRoute.output != nil else { return }
+            do { try engine.restart() } catch {
+                logger.warning("an output device is back, but the output does not play yet: \(error)")
+                return
+            }
+            state.withLock { $0.outputLostAt = nil }
+            logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9))"])
+            _ = session.endInterruption(.deviceLost, shouldResume: true)
+            return
+        }
         guard let monitor = try? DeviceMonitor.audio(), (try? monitor.start()) != nil else { return }
         let serverIsBack = monitor.devices.contains { $0.isAudioSink && DeviceBridge.audioDevice($0) != nil }
         monitor.stop()

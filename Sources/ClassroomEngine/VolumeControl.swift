@@ -30,6 +30,10 @@ final class VolumeControl: Sendable {
         let start = element.position() ?? fallback ?? .zero
         let current = control.value(at: start) ?? targetGain
         control.unsetAll()
+        // Buffers stamped before the ramp's start (the position can run ahead of the buffers
+        // at start-up) must hold the current gain: before its first point a control source
+        // has no value for them at all.
+        control.set(at: .zero, value: current)
         control.set(at: start, value: current)
         control.set(at: start + max(duration, .milliseconds(1)), value: gain)
         target.withLock { $0 = gain }

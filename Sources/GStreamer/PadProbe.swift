@@ -65,8 +65,27 @@ public struct PadProbeInfo: Sendable {
     public let buffer: Buffer?
     /// The event, for event probes.
     public let event: Event?
+    /// The query, for query probes; usable only inside the callback.
+    public let query: ProbeQuery?
     /// The pad the probe is on.
     public let pad: Pad
+}
+
+/// A query seen by a probe, answered in place (the probe then returns `.handled`). Valid only
+/// during the probe callback: the query belongs to its caller and is writable only there.
+public struct ProbeQuery: @unchecked Sendable {
+    // Not retained on purpose: a second reference would make the query read-only.
+    let gstQuery: UnsafeMutablePointer<GstQuery>
+
+    /// True for a CAPS query (`GST_QUERY_CAPS`).
+    public var isCaps: Bool { gstQuery.pointee.type == GST_QUERY_CAPS }
+    /// True for an ACCEPT_CAPS query (`GST_QUERY_ACCEPT_CAPS`).
+    public var isAcceptCaps: Bool { gstQuery.pointee.type == GST_QUERY_ACCEPT_CAPS }
+
+    /// Answers a CAPS query (wraps `gst_query_set_caps_result`).
+    public func answerCaps(_ caps: Caps) { gst_query_set_caps_result(gstQuery, caps.gstCaps) }
+    /// Answers an ACCEPT_CAPS query (wraps `gst_query_set_accept_caps_result`).
+    public func answerAcceptCaps(_ accepted: Bool) { gst_query_set_accept_caps_result(gstQuery, accepted ? 1 : 0) }
 }
 
 /// A registered pad probe; removing it (or dropping the token) undoes it (wraps `gst_pad_add_probe` / `gst_pad_remove_probe`).
@@ -127,15 +146,18 @@ private let padProbeTrampoline: GstPadProbeCallback = { pad, info, userData in
     let type = PadProbeType(rawValue: info.pointee.type.rawValue)
     var buffer: Buffer?
     var event: Event?
+    var query: ProbeQuery?
     if let data = info.pointee.data {
-        if type.contains(.buffer) {
+        if !type.isDisjoint(with: [.queryDownstream, .queryUpstream]) {
+            query = ProbeQuery(gstQuery: data.assumingMemoryBound(to: GstQuery.self))
+        } else if type.contains(.buffer) {
             buffer = Buffer(retaining: data.assumingMemoryBound(to: GstBuffer.self))
         } else if !type.isDisjoint(with: [.eventDownstream, .eventUpstream, .eventFlush]) {
             event = Event(retaining: data.assumingMemoryBound(to: GstEvent.self))
         }
     }
     let padWrapper = Pad(retaining: UnsafeMutableRawPointer(pad).assumingMemoryBound(to: GstObject.self))
-    let result = box.callback(PadProbeInfo(type: type, buffer: buffer, event: event, pad: padWrapper))
+    let result = box.callback(PadProbeInfo(type: type, buffer: buffer, event: event, query: query, pad: padWrapper))
     if case .remove = result { box.removed.store(true, ordering: .releasing) }
     return result.raw
 }

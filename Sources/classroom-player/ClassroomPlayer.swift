@@ -1,12 +1,20 @@
 import ArgumentParser
 
-/// The classroom-player command: plays a lesson plus a live feed, headless.
+/// The classroom-player command: plays a lesson plus a live feed through the classroom engine,
+/// headless; lists devices and routes; probes lessons.
 @main
 struct ClassroomPlayer: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classroom-player",
-        abstract: "Plays a classroom lesson file together with a live feed, headless.",
-        subcommands: [Play.self],
+        abstract: "Plays a classroom lesson with a live RTC feed through the classroom audio engine, headless.",
+        discussion: """
+            'play' is the default: 'classroom-player LESSON --live FEED' is 'classroom-player play LESSON --live FEED'. \
+            'classroom-player help play' describes the timeline, the control protocol, the events and the exit statuses.
+
+            EXIT STATUS:
+            \(ExitStatus.helpTable)
+            """,
+        subcommands: [Play.self, Devices.self, Probe.self],
         defaultSubcommand: Play.self
     )
 }

@@ -1,49 +1,63 @@
 import Foundation
-import GStreamer
 import Synchronization
 
-/// Accumulates the output `level` messages into a loudness summary.
+/// Accumulates the output's `level` windows into a loudness summary, and keeps the latest
+/// window of each meter for the progress line and `status`.
 final class LevelMeter: Sendable {
     private struct Totals {
-        var energy = 0.0        // Σ mean-square × seconds, over channels averaged
+        var energy = 0.0        // Σ mean-square × seconds, channels averaged
         var seconds = 0.0
         var peak = -Double.infinity
+        var latest: [String: Double] = [:]
     }
     private let totals = Mutex(Totals())
 
-    /// Adds one level window (dB per channel).
-    func add(rms: [Double], peak: [Double], duration: ClockTime) {
-        guard !rms.isEmpty, duration > .zero else { return }
+    /// Adds one window of the output meter (dBFS per channel) lasting `seconds`.
+    func add(rms: [Double], peak: [Double], seconds: Double) {
+        // The level element reports NaN for a window with no samples; it carries no loudness.
+        guard !rms.isEmpty, seconds > 0, !rms.contains(where: \.isNaN), !peak.contains(where: \.isNaN) else { return }
         let meanSquare = rms.map { pow(10, $0 / 10) }.reduce(0, +) / Double(rms.count)
         totals.withLock { totals in
-            totals.energy += meanSquare * duration.seconds
-            totals.seconds += duration.seconds
+            totals.energy += meanSquare * seconds
+            totals.seconds += seconds
             totals.peak = max(totals.peak, peak.max() ?? -.infinity)
         }
     }
 
-    /// The summary so far.
-    func summary(output: OutputSink) -> Summary {
+    /// Records the latest loudest-channel RMS of `meter`.
+    func record(meter: String, rms: [Double]) {
+        guard let loudest = rms.max() else { return }
+        totals.withLock { $0.latest[meter] = loudest }
+    }
+
+    /// The latest RMS of `meter`, in dBFS.
+    func latest(_ meter: String) -> Double? { totals.withLock { $0.latest[meter] } }
+
+    /// Forgets the latest window of `meter` (the microphone disconnected).
+    func forget(_ meter: String) { _ = totals.withLock { $0.latest.removeValue(forKey: meter) } }
+
+    /// What was measured so far.
+    var summary: Summary {
         totals.withLock { totals in
             let rms = totals.seconds > 0 ? 10 * log10(max(totals.energy / totals.seconds, 1e-20)) : -.infinity
-            return Summary(output: output, seconds: totals.seconds, rmsDB: rms, peakDB: totals.peak)
+            return Summary(seconds: totals.seconds, rmsDB: rms, peakDB: totals.peak)
         }
     }
-}
 
-/// What was played, in one line.
-struct Summary: CustomStringConvertible {
-    let output: OutputSink
-    let seconds: Double
-    let rmsDB: Double
-    let peakDB: Double
+    /// The loudness of everything played.
+    struct Summary {
+        /// Seconds measured.
+        let seconds: Double
+        /// Mean RMS level, dBFS.
+        let rmsDB: Double
+        /// Highest peak, dBFS.
+        let peakDB: Double
 
-    /// Below −60 dBFS peak counts as silence.
-    var isSilent: Bool { peakDB < -60 }
+        /// Below −60 dBFS peak over at least half a second counts as silence (a run stopped
+        /// before anything was measured is not judged).
+        var isSilent: Bool { seconds >= 0.5 && peakDB < -60 }
 
-    var description: String {
-        "Played \(String(format: "%.1f", seconds)) s to \(output.description): level \(Summary.format(rmsDB)) dBFS RMS, peak \(Summary.format(peakDB)) dBFS."
+        /// "-21.4" or "-inf".
+        static func format(_ db: Double) -> String { db.isFinite ? String(format: "%.1f", db) : "-inf" }
     }
-
-    static func format(_ db: Double) -> String { db.isFinite ? String(format: "%.1f", db) : "-inf" }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// Turns what the user typed (a path or a URI) into a URI GStreamer can open.
 enum MediaLocation {
     /// A `file://` URI for an existing readable file, or the URI as given when it has a scheme.
-    static func uri(for argument: String, role: String) throws -> String {
+    static func uri(for argument: String, role: String) throws(PlayerError) -> String {
         if let scheme = argument.split(separator: ":", maxSplits: 1).first, argument.contains("://"),
            scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
             return argument

@@ -1,86 +1,230 @@
 import ArgumentParser
+import ClassroomEngine
 import Foundation
 import GStreamer
 import Logging
+import Synchronization
 
-/// `classroom-player play LESSON [--live FEED] [--output auto|default|wav:PATH|null]`.
+/// `classroom-player play LESSON [--live FEED] [--mic …] [--output …] [--video …] [--script …] [--control …] [--events …]`.
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play a lesson (video + audio) and mix a live feed into the same output.",
-        discussion: """
-            The lesson's video is decoded to a video sink; its audio and the live feed's audio are \
-            mixed and played on the default output of the sound server. When no sound server \
-            answers, the mix is written to a WAV file instead and its path is printed.
-
-            Exit codes: 0 played; 1 bad arguments or unreadable input; 2 playback failed; \
-            3 played, but the output was silent.
-            """
+        abstract: "Play a lesson and a live feed through the classroom engine, headless.",
+        discussion: PlayHelp.discussion
     )
 
-    @Argument(help: "The lesson: a file path or a URI GStreamer can decode.")
+    @Argument(help: "The lesson: a file path or a URI GStreamer can decode (file://, http://, …).")
     var lesson: String
 
-    @Option(name: .long, help: "A file played as the live feed and mixed with the lesson.")
+    @Option(name: .long, help: ArgumentHelp(
+        "The live RTC feed, pushed as PCM into an RTC input of the engine.",
+        discussion: "A file (played in real time), rtp://HOST:PORT (RTP/UDP with Opus, payload 96, listened for on HOST), or an rtsp://, srt://, http(s):// URI.",
+        valueName: "feed"))
     var live: String?
 
-    @Option(name: .long, help: "Where the sound goes: auto (sound server, else WAV), default (sound server only), wav:PATH, or null.")
+    @Flag(name: .long, help: "Keep playing after the lesson until the live feed ends too.")
+    var untilLiveEnds = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The microphone: auto (the route's input device), a sound-server source name, an audio file played as the microphone, or none.",
+        valueName: "auto|device|file|none"), transform: MicChoice.parse)
+    var mic: MicChoice = .auto
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Where the mix goes: auto (the sound server's default output, else a WAV at --fallback-wav), default (the sound server's default only), a sound-server sink name, wav:PATH, or null.",
+        valueName: "auto|device|wav:path|null"), transform: OutputChoice.parse)
     var output: OutputChoice = .auto
 
-    @Option(name: .long, help: "Where the video goes: auto (a window when a display is there, else discarded) or none.")
+    @Option(name: .long, help: ArgumentHelp("The WAV written by --output auto when no sound server answers.", valueName: "path"))
+    var fallbackWav = "out/lesson-mix.wav"
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The lesson's picture: auto (a window when DISPLAY or WAYLAND_DISPLAY is set, else decoded and discarded), none, or snapshots:DIR (a PNG every --snapshot-interval seconds).",
+        valueName: "auto|none|snapshots:dir"), transform: VideoChoice.parse)
     var video: VideoChoice = .auto
 
-    @Option(name: .long, help: "The WAV written by --output auto when there is no sound server.")
-    var fallbackWav: String = "out/lesson-mix.wav"
+    @Option(name: .long, help: ArgumentHelp("Seconds between snapshots with --video snapshots:DIR.", valueName: "seconds"))
+    var snapshotInterval: Double?
+
+    @Option(name: .long, help: ArgumentHelp("A timeline for unattended runs: a JSON array of steps (see below).", valueName: "timeline"))
+    var script: String?
+
+    @Option(name: .long, help: ArgumentHelp("A Unix socket (created 0600) taking the JSON control lines described below.", valueName: "path"))
+    var control: String?
+
+    @Option(name: .long, help: ArgumentHelp("Write events and alarms as JSON lines to this file instead of standard error.", valueName: "path"))
+    var events: String?
+
+    @Flag(name: .long, help: "Do not read control lines from standard input (for background jobs).")
+    var noStdin = false
+
+    @Option(name: .long, help: ArgumentHelp("Log messages from this level up on standard error: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
+    var logLevel: String = "warning"
+
+    func validate() throws {
+        if untilLiveEnds, live == nil { throw ValidationError("--until-live-ends needs --live FEED") }
+        if let interval = snapshotInterval {
+            guard case .snapshots = video else { throw ValidationError("--snapshot-interval needs --video snapshots:DIR") }
+            guard interval.isFinite, interval >= 0.1 else { throw ValidationError("--snapshot-interval is at least 0.1 seconds, not \(interval)") }
+        }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logLevel)'")
+        }
+    }
 
     func run() throws {
-        var logger = Logger(label: "classroom-player")
-        logger.logLevel = .info
+        let console = Console(showsProgress: Console.stdoutIsTerminal)
+        let level = Logger.Level(rawValue: logLevel) ?? .warning
+        LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, console: console, logLevel: level) }
+        let logger = Logger(label: "classroom-player")
+        // Installed first, so a stop signal never kills the process with a WAV half written.
+        let current = Mutex<PlayerRun?>(nil)
+        let signals = SignalWatcher(console: console) { number in
+            guard let run = current.withLock({ $0 }) else { Foundation.exit(128 + number) }   // nothing playing yet: nothing to finalise
+            run.finish(.signal(number))
+        }
+        defer { signals.cancel() }
         do {
-            let lessonURI = try MediaLocation.uri(for: lesson, role: "lesson")
-            let liveURI = try live.map { try MediaLocation.uri(for: $0, role: "live feed") }
-            let sink = try OutputSink.resolve(output, fallbackWav: fallbackWav)
-            let player = try LessonMixPlayer(lessonURI: lessonURI, liveURI: liveURI, output: sink,
-                                             showVideo: video == .auto && ProcessInfo.processInfo.environment["DISPLAY"] != nil,
-                                             logger: logger)
-            print("Sound goes to: \(sink.description)")
-            let summary = try player.playToEnd()
-            print(summary.description)
-            if summary.isSilent {
-                print("The output was silent (peak \(Summary.format(summary.peakDB)) dBFS): check the lesson's audio track and the feed.")
-                throw ExitCode(3)
+            try GStreamer.initialize()
+            let settings = try resolve()
+            let eventLog = try EventLog(path: events, console: console)
+            console.out(Play.destination(settings.output))
+            let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger)
+            current.withLock { $0 = run }
+            let outcome: PlayerRun.Outcome
+            do {
+                outcome = try run.run()
+            } catch {
+                eventLog.close()
+                throw error
             }
+            let counts = run.eventCounts
+            eventLog.close()
+            console.out(Play.summaryLine(outcome.summary, output: settings.output, events: counts, eventsPath: events))
+            if outcome.status == .silentOutput {
+                console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB)) dBFS): check the lesson's audio track, the feed and the volumes.")
+            }
+            if case .lessonFailed(let why) = outcome.ending { console.err("classroom-player: the lesson stopped: \(why)") }
+            if outcome.status != .success { throw ExitCode(outcome.status.rawValue) }
         } catch let error as PlayerError {
-            printError("classroom-player: \(error.description)")
-            throw ExitCode(error.exitCode)
+            console.err("classroom-player: \(error.description)")
+            throw ExitCode(error.exitStatus.rawValue)
         } catch let error as GStreamerError {
-            printError("classroom-player: \(error.description)")
-            throw ExitCode(2)
+            console.err("classroom-player: \(error.description)")
+            throw ExitCode(ExitStatus.playbackFailed.rawValue)
         }
     }
-}
 
-/// Where `--output` sends the sound.
-enum OutputChoice: ExpressibleByArgument, Equatable {
-    case auto, soundServer, wav(String), null
+    /// Checks and resolves every option; throws before anything plays.
+    private func resolve() throws(PlayerError) -> PlaySettings {
+        let lessonURI = try MediaLocation.uri(for: lesson, role: "lesson")
+        let timeline = try script.map { path throws(PlayerError) in try Timeline.load(path: path) }
+        let liveSource = try live.map { feed throws(PlayerError) in try LiveSource.resolve(feed) }
 
-    init?(argument: String) {
-        switch argument {
-        case "auto": self = .auto
-        case "default": self = .soundServer
-        case "null": self = .null
-        default:
-            guard argument.hasPrefix("wav:"), argument.count > 4 else { return nil }
-            self = .wav(String(argument.dropFirst(4)))
+        // Named devices are checked against the sound server's list before anything starts.
+        var listing: DeviceListing?
+        func devices(for option: String) throws(PlayerError) -> DeviceListing {
+            if let listing { return listing }
+            let current: DeviceListing
+            do { current = try DeviceListing.current() } catch { throw .engineFailed(error.description) }
+            guard current.soundServer else { throw .noSoundServer(option: option) }
+            listing = current
+            return current
+        }
+
+        let target: OutputTarget
+        var outputDevice: String?
+        switch output {
+        case .auto:
+            target = (try? DeviceListing.soundServerAnswers()) == true ? .soundServer(device: nil) : .wavFile(path: try Play.prepareWAV(fallbackWav))
+        case .soundServerDefault:
+            guard (try? DeviceListing.soundServerAnswers()) == true else { throw .noSoundServer(option: "--output default") }
+            target = .soundServer(device: nil)
+        case .device(let name):
+            let known = try devices(for: "--output \(name)")
+            guard known.ids(.output).contains(name) else { throw .unknownDevice(role: "sound-server output", name: name, available: known.ids(.output)) }
+            target = .soundServer(device: name)
+            outputDevice = name
+        case .wav(let path):
+            target = .wavFile(path: try Play.prepareWAV(path))
+        case .null:
+            target = .discard
+        }
+
+        let microphone: PlaySettings.Microphone
+        switch mic {
+        case .auto: microphone = .route
+        case .none: microphone = .none
+        case .file(let path):
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw .unreadableInput(role: "microphone file", path: path, reason: "permission denied")
+            }
+            microphone = .file(path: URL(fileURLWithPath: path).standardizedFileURL.path)
+        case .device(let name):
+            let known = try devices(for: "--mic \(name)")
+            guard known.ids(.input).contains(name) else { throw .unknownDevice(role: "sound-server input", name: name, available: known.ids(.input)) }
+            microphone = .device(name)
+        }
+
+        let videoOutput: LessonPlayer.VideoOutput
+        var snapshots: (directory: URL, interval: Double)?
+        switch video {
+        case .auto:
+            let environment = ProcessInfo.processInfo.environment
+            videoOutput = environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil ? .window : .discard
+        case .none:
+            videoOutput = .none
+        case .snapshots(let directory):
+            let url = URL(fileURLWithPath: directory)
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotWrite(role: "snapshot folder", path: directory, reason: PlayerError.reason(error))
+            }
+            guard FileManager.default.isWritableFile(atPath: url.path) else {
+                throw .cannotWrite(role: "snapshot folder", path: directory, reason: "permission denied")
+            }
+            // Decoded in time and kept by the headless sink; the lesson player writes the pictures.
+            videoOutput = .discard
+            snapshots = (url, snapshotInterval ?? 1)
+        }
+        return PlaySettings(lessonURI: lessonURI, live: liveSource, untilLiveEnds: untilLiveEnds, microphone: microphone,
+                            output: target, outputDevice: outputDevice, video: videoOutput, snapshots: snapshots,
+                            timeline: timeline, controlPath: control, readsStdin: !noStdin)
+    }
+
+    /// Creates the WAV's folder and the (empty) file, so an unwritable path fails before playing.
+    private static func prepareWAV(_ path: String) throws(PlayerError) -> String {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw .cannotWrite(role: "WAV file", path: path, reason: PlayerError.reason(error))
+        }
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+            throw .cannotWrite(role: "WAV file", path: path, reason: "the file cannot be created there")
+        }
+        return url.path
+    }
+
+    /// The first line: where the sound goes.
+    static func destination(_ output: OutputTarget) -> String {
+        switch output {
+        case .wavFile(let path): return "Writing the mix to \(path)"
+        case .soundServer: return "Playing on \(output)"
+        case .discard: return "Playing to nowhere (--output null)"
         }
     }
-}
 
-/// Where `--video` sends the picture.
-enum VideoChoice: String, ExpressibleByArgument {
-    case auto, none
-}
-
-/// Writes a line to standard error.
-func printError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    /// The last line: what was played, how loud, how many events.
+    static func summaryLine(_ summary: LevelMeter.Summary, output: OutputTarget, events: (events: Int, alarms: Int), eventsPath: String?) -> String {
+        let what: String
+        switch output {
+        case .wavFile(let path): what = "Wrote \(path):"
+        case .soundServer: what = "Played on \(output):"
+        case .discard: what = "Played to nowhere:"
+        }
+        let level = "level \(LevelMeter.Summary.format(summary.rmsDB)) dBFS RMS, peak \(LevelMeter.Summary.format(summary.peakDB)) dBFS"
+        let where_ = eventsPath.map { " (in \($0))" } ?? ""
+        return "\(what) \(String(format: "%.1f", summary.seconds)) s, \(level); \(events.events) events, \(events.alarms) alarms\(where_)."
+    }
 }

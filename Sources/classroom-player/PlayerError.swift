@@ -1,35 +1,63 @@
-/// What the player can fail with, worded for the person at the kiosk.
+import Foundation
+
+/// What the player can fail with before or while playing, worded for the person at the kiosk:
+/// what happened and what to do.
 enum PlayerError: Error, CustomStringConvertible {
     /// An input file is missing or unreadable.
     case unreadableInput(role: String, path: String, reason: String)
-    /// `--output default` was asked for but no sound server answered.
-    case noSoundServer
-    /// The WAV file could not be created.
-    case cannotWrite(path: String, reason: String)
-    /// Playback stopped with an error from GStreamer.
-    case playbackFailed(element: String, message: String, debug: String?)
-    /// Playback did not finish in the time the media should take.
-    case stalled(seconds: Double)
+    /// The timeline file is not a valid timeline.
+    case badTimeline(path: String, reason: String)
+    /// A named sound-server device does not exist.
+    case unknownDevice(role: String, name: String, available: [String])
+    /// A sound-server output was asked for but no sound server answered.
+    case noSoundServer(option: String)
+    /// A file or folder could not be created.
+    case cannotWrite(role: String, path: String, reason: String)
+    /// The control socket could not be opened.
+    case controlSocket(path: String, reason: String)
+    /// The lesson could not be played.
+    case lessonFailed(String)
+    /// The engine failed to start or stopped with an error.
+    case engineFailed(String)
 
     var description: String {
         switch self {
         case .unreadableInput(let role, let path, let reason):
-            return "The \(role) '\(path)' cannot be read: \(reason)."
-        case .noSoundServer:
-            return "No sound server (PulseAudio/PipeWire) answered. Start one, or use --output wav:PATH or --output auto."
-        case .cannotWrite(let path, let reason):
-            return "Cannot write the WAV file '\(path)': \(reason). Choose another path with --output wav:PATH."
-        case .playbackFailed(let element, let message, let debug):
-            return "Playback stopped in '\(element)': \(message)" + (debug.map { "\n  details: \($0)" } ?? "")
-        case .stalled(let seconds):
-            return "Playback made no progress for \(Int(seconds)) s and was stopped; the input may be damaged."
+            return "The \(role) '\(path)' cannot be read: \(reason). Check the path (relative paths start in the current folder)."
+        case .badTimeline(let path, let reason):
+            return "The timeline '\(path)' is not valid: \(reason). See 'classroom-player play --help' for the step format."
+        case .unknownDevice(let role, let name, let available):
+            let list = available.isEmpty ? "none are connected" : "connected: \(available.joined(separator: ", "))"
+            return "There is no \(role) called '\(name)' (\(list)). 'classroom-player devices' lists them; use auto for the route's choice."
+        case .noSoundServer(let option):
+            return "No sound server (PulseAudio or PipeWire) answered, and \(option) needs one. Start one, or use --output wav:PATH, --output null or --output auto."
+        case .cannotWrite(let role, let path, let reason):
+            return "Cannot create the \(role) '\(path)': \(reason). Choose another path."
+        case .controlSocket(let path, let reason):
+            return "Cannot open the control socket '\(path)': \(reason)."
+        case .lessonFailed(let why):
+            return "The lesson cannot be played: \(why) ('classroom-player probe LESSON' says what is in it)."
+        case .engineFailed(let why):
+            return "The audio engine failed: \(why)"
         }
     }
 
-    var exitCode: Int32 {
+    /// The process exit status for this failure.
+    var exitStatus: ExitStatus {
         switch self {
-        case .unreadableInput, .noSoundServer, .cannotWrite: return 1
-        case .playbackFailed, .stalled: return 2
+        case .badTimeline: return .usage
+        case .unreadableInput, .unknownDevice, .noSoundServer, .cannotWrite, .controlSocket: return .cannotStart
+        case .lessonFailed, .engineFailed: return .playbackFailed
         }
+    }
+
+    /// A short reason from a Foundation or POSIX error.
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(posix.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain, nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        return nsError.localizedDescription
     }
 }

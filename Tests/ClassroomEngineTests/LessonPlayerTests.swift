@@ -125,7 +125,10 @@ struct LessonPlayerTests {
         let elapsed = ContinuousClock.now - wallStart
         // Two seconds of lesson in about one second of time.
         #expect(elapsed < .milliseconds(1600))
-        #expect(courseware.droppedPushes < 5)    // scaletempo kept the audio in real time
+        // scaletempo kept the audio in real time: lesson audio arriving at twice real time would
+        // overflow the 200 ms queue and drop about half of the ~200 pushes of these 2 s. The seek
+        // itself may drop a few (10 were seen on a loaded machine).
+        #expect(courseware.droppedPushes < 25)
         #expect(throws: EngineError.self) { try lesson.setRate(3) }
         lesson.stop()
     }

@@ -285,6 +285,106 @@ struct PulseRouteTests {
         try controller.session.release(lesson)
     }
 
+    @Test("the output device unplugged while playing: the stream is on the speaker within 200 ms, the pipeline never restarts")
+    func outputRemovedFallsBack() async throws {
+        let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
+        let module = try Self.plugHeadset(headset)
+        let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
+        try controller.start()
+        defer { controller.stop() }
+        let pipelineStates = Locked<[State]>([])
+        let watch = controller.engine.pipeline.bus.subscribe { message in
+            if message.isFrom(controller.engine.pipeline), case .stateChanged(_, let new, _) = message.view { pipelineStates.withLock { $0.append(new) } }
+        }
+        defer { watch.cancel() }
+        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        let lesson = try controller.session.lease(.playback, owner: "courseware")
+        try await waitFor("the stream on the headset") { controller.engine.currentOutputDevice == headset }
+
+        let unplugged = ContinuousClock.now
+        try Self.pactl("unload-module", module)
+        try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        let fallback = ContinuousClock.now - unplugged
+        try await waitFor("the session on the speaker") { controller.session.currentRoute.output?.deviceID == "speaker" }
+        print("FIGURE output unplugged: stream on the speaker \(fallback) after the unload")
+        #expect(fallback <= .milliseconds(200))
+        #expect(try Self.monitorLevel(of: "speaker") > -35)
+        #expect(!pipelineStates.withLock { $0 }.contains { $0 < .playing })
+        try controller.session.release(lesson)
+    }
+
+    @Test("every output device removed: an interruption (device lost), pushes refused with a reason; a device coming back brings the output back")
+    func everyDeviceRemoved() async throws {
+        let speakerModule = try #require(try Self.moduleID(ofSink: "speaker"))
+        let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
+        let events = Locked<[SessionEvent]>([])
+        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+        try controller.start()
+        defer { controller.stop(); observation.cancel() }
+        let teacher = try controller.engine.addRTCInput(id: "rtc-teacher", format: AudioFormat(format: .s16, rate: 48_000, channels: 1))
+        let lease = try controller.session.lease(.rtcPlayback, owner: "rtc")
+        try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
+
+        try Self.pactl("unload-module", speakerModule)
+        var restored = false
+        defer { if !restored { _ = try? Self.pactl("load-module", "module-null-sink", "sink_name=speaker", "sink_properties=device.description=Speaker") } }
+        try await waitFor("the interruption") { events.withLock { $0 }.contains(.interruptionBegan(.deviceLost)) }
+        #expect(controller.session.resolvedState.isInterrupted)
+        #expect(controller.session.currentRoute.output == nil)
+        // Pushes in the meantime are refused with a reason, never dropped silently.
+        #expect(throws: EngineError.self) { try teacher.push([Int16](repeating: 0, count: 480)) }
+
+        try Self.pactl("load-module", "module-null-sink", "sink_name=speaker", "sink_properties=device.description=Speaker")
+        restored = true
+        try await waitFor("the end of the interruption") { events.withLock { $0 }.contains(.interruptionEnded(.deviceLost, shouldResume: true)) }
+        try await waitFor("the stream on the speaker again") { controller.engine.currentOutputDevice == "speaker" }
+        #expect(!controller.session.resolvedState.isInterrupted)
+        #expect(try teacher.push([Int16](repeating: 0, count: 480)) == .queued)
+        try controller.session.release(lease)
+    }
+
+    @Test("the microphone unplugged during a call: the uplink moves to the built-in microphone, the output keeps playing")
+    func micRemovedDuringCall() async throws {
+        let tag = UInt32.random(in: 0...UInt32.max)
+        let room = try Self.pactl("load-module", "module-null-sink", "sink_name=room_\(tag)")
+        defer { _ = try? Self.pactl("unload-module", room) }
+        let builtIn = "builtin_mic_\(tag)"
+        let builtInModule = try Self.pactl("load-module", "module-remap-source", "master=room_\(tag).monitor", "source_name=\(builtIn)",
+                                           "source_properties=\"device.description='Built-in Mic' device.form_factor=internal device.class=sound\"")
+        defer { _ = try? Self.pactl("unload-module", builtInModule) }
+        let headsetMic = "headset_mic_\(tag)"
+        let headsetModule = try Self.pactl("load-module", "module-remap-source", "master=room_\(tag).monitor", "source_name=\(headsetMic)",
+                                           "source_properties=\"device.description='USB Headset Mic' device.form_factor=headset device.bus=usb device.class=sound\"")
+        let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
+        let events = Locked<[SessionEvent]>([])
+        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+        try controller.start()
+        defer { controller.stop(); observation.cancel() }
+        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        try await waitFor("the headset mic known") { controller.session.state.devices.contains { $0.id == headsetMic } }
+        try controller.connectMicrophone()
+        try await waitFor("the uplink on the headset mic") { controller.engine.uplink?.source == .device(headsetMic) }
+
+        try Self.pactl("unload-module", headsetModule)
+        try await waitFor("the uplink on the built-in mic") { controller.engine.uplink?.source == .device(builtIn) }
+        #expect(events.withLock { $0 }.contains { if case .routeChanged(.oldDeviceUnavailable, _, _) = $0 { return true }; return false })
+        let frames = try #require(controller.engine.uplink).framesDelivered
+        try await waitFor("frames from the built-in mic") { (controller.engine.uplink?.framesDelivered ?? 0) > frames + 20 }
+        #expect(try Self.monitorLevel(of: "speaker") > -35)
+        #expect(controller.engine.pipeline.state == .playing)
+    }
+
+    /// The id of the module that loaded `sink`.
+    static func moduleID(ofSink sink: String) throws -> String? {
+        try pactl("list", "short", "modules").split(separator: "\n")
+            .first { $0.contains("module-null-sink") && $0.contains("sink_name=\(sink) ") || $0.hasSuffix("sink_name=\(sink)") }
+            .map { String($0.split(separator: "\t").first ?? "") }
+    }
+
     /// Runs a program and waits for it; throws when it fails.
     static func run(_ program: String, _ arguments: String...) throws {
         let process = Process()

@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+
+/// Where events and alarms go: JSON lines in `--events PATH`, or on standard error.
+///
+/// Every line is one object whose first fields are `"t"` (seconds since play started; 0 for
+/// set-up events before it) and `"event"`. Lines are written whole, in order, as they happen.
+final class EventLog: Sendable {
+    private struct State {
+        var file: FileHandle?
+        var playStarted: ContinuousClock.Instant?
+        var count = 0
+        var alarms = 0
+        var failedWrite = false
+    }
+
+    private let console: Console
+    private let state: Mutex<State>
+    /// The file, when events do not go to standard error.
+    let path: String?
+
+    /// Opens (creating or truncating) `path`, or uses standard error when it is nil.
+    init(path: String?, console: Console) throws(PlayerError) {
+        self.console = console
+        self.path = path
+        var file: FileHandle?
+        if let path {
+            let url = URL(fileURLWithPath: path)
+            do {
+                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            } catch {
+                throw .cannotWrite(role: "events file", path: path, reason: PlayerError.reason(error))
+            }
+            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+                throw .cannotWrite(role: "events file", path: path, reason: "the file cannot be created there")
+            }
+            file = handle
+        }
+        state = Mutex(State(file: file))
+    }
+
+    /// From now on `t` counts from this moment.
+    func markPlayStarted() { state.withLock { $0.playStarted = .now } }
+
+    /// Seconds since play started (0 before).
+    var elapsed: Double {
+        state.withLock { state in
+            guard let start = state.playStarted else { return 0 }
+            let duration = ContinuousClock.now - start
+            return Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        }
+    }
+
+    /// Events written so far.
+    var count: Int { state.withLock { $0.count } }
+
+    /// Alarms raised so far.
+    var alarmCount: Int { state.withLock { $0.alarms } }
+
+    /// Writes one event: `name` and its fields.
+    func emit(_ name: String, _ fields: [(String, JSON)] = []) {
+        let t = elapsed
+        let line = JSON.object([("t", .number(t)), ("event", .string(name))] + fields).serialized
+        let file = state.withLock { state -> FileHandle? in
+            state.count += 1
+            if name == "alarm" { state.alarms += 1 }
+            return state.file
+        }
+        guard let file else {
+            // Standard error, unless the events file has been closed at the end.
+            if path == nil { console.err(line) }
+            return
+        }
+        state.withLock { state in
+            do {
+                try file.write(contentsOf: Data((line + "\n").utf8))
+            } catch {
+                if !state.failedWrite { console.err("warning: events can no longer be written to \(path ?? "?"): \(error)") }
+                state.failedWrite = true
+            }
+        }
+    }
+
+    /// Closes the file.
+    func close() {
+        state.withLock { state in
+            try? state.file?.close()
+            state.file = nil
+        }
+    }
+}

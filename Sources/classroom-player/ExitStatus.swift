@@ -1,0 +1,36 @@
+/// The documented exit statuses of every subcommand, in one table for the code, `--help` and the README.
+enum ExitStatus: Int32, CaseIterable {
+    /// Played to the end (or stopped by a `stop` step or command); probe: the lesson can play.
+    case success = 0
+    /// Something named cannot be opened: a missing file, an unknown device, no sound server
+    /// when one was required, an unwritable output, a control socket in use.
+    case cannotStart = 1
+    /// Playback failed: the lesson cannot be decoded or the engine failed; probe: it cannot play.
+    case playbackFailed = 2
+    /// Played, but the output was silent (peak below -60 dBFS).
+    case silentOutput = 3
+    /// The command line or the timeline is wrong (argument-parser's usage status, EX_USAGE).
+    case usage = 64
+    /// Stopped by Ctrl-C (SIGINT) after a clean stop: the WAV is complete.
+    case interrupted = 130
+    /// Stopped by SIGTERM (systemctl stop) after a clean stop: the WAV is complete.
+    case terminated = 143
+
+    /// One line for the help text.
+    var meaning: String {
+        switch self {
+        case .success: return "played to the end, or stopped by a stop step/command"
+        case .cannotStart: return "something named cannot be opened (missing file, unknown device, no sound server for a device output, unwritable WAV, control socket in use)"
+        case .playbackFailed: return "the lesson cannot be decoded or played, or the engine failed"
+        case .silentOutput: return "played, but the output was silent (peak below -60 dBFS)"
+        case .usage: return "bad command line or timeline (the message names the option or step)"
+        case .interrupted: return "stopped by Ctrl-C (SIGINT); the output was finalised"
+        case .terminated: return "stopped by SIGTERM; the output was finalised"
+        }
+    }
+
+    /// "  0  played …" lines for `--help`.
+    static var helpTable: String {
+        allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0))\($0.meaning)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,49 @@
+import ClassroomEngine
+import Foundation
+
+/// Everything `play` resolved from its command line, checked before anything starts.
+struct PlaySettings: Sendable {
+    /// What stands for the microphone.
+    enum Microphone: Sendable, Equatable, CustomStringConvertible {
+        /// No microphone: `mic` and recording leases are refused.
+        case none
+        /// The route's input device (the sound server's microphone, as the session resolves it).
+        case route
+        /// A sound-server source by name.
+        case device(String)
+        /// A file played in real time as the microphone.
+        case file(path: String)
+
+        var description: String {
+            switch self {
+            case .none: return "none"
+            case .route: return "the route's input"
+            case .device(let name): return "device \(name)"
+            case .file(let path): return "file \(path)"
+            }
+        }
+    }
+
+    /// The lesson's URI.
+    let lessonURI: String
+    /// The live feed, if any.
+    let live: LiveSource?
+    /// Keep playing until the live feed ends too.
+    let untilLiveEnds: Bool
+    /// The microphone.
+    let microphone: Microphone
+    /// Where the mix goes.
+    let output: OutputTarget
+    /// A sound-server sink named on the command line (checked against the devices).
+    let outputDevice: String?
+    /// The lesson's picture.
+    let video: LessonPlayer.VideoOutput
+    /// Snapshot folder and interval, for `--video snapshots:DIR`.
+    let snapshots: (directory: URL, interval: Double)?
+    /// The unattended script.
+    let timeline: Timeline?
+    /// The control socket's path.
+    let controlPath: String?
+    /// Whether control lines are read from standard input.
+    let readsStdin: Bool
+}

@@ -1,0 +1,557 @@
+import ClassroomAudio
+import ClassroomEngine
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// One `play`: the session controller with the lesson, the live feed, the microphone, the
+/// timeline and the control channels around it, until the run ends.
+///
+/// Commands from the timeline, standard input and the control socket all run on one serial
+/// queue, so they see and change the player one at a time; GStreamer and session callbacks only
+/// record what happened and ask that queue, or the main thread, to act.
+final class PlayerRun: Sendable {
+    /// Why the run ended.
+    enum Ending: Sendable, Equatable {
+        /// The lesson ended (and the live feed, with --until-live-ends, and every step ran).
+        case completed
+        /// A `stop` step or command.
+        case stopCommand(String)
+        /// SIGINT or SIGTERM.
+        case signal(Int32)
+        /// The lesson failed while playing.
+        case lessonFailed(String)
+
+        var name: String {
+            switch self {
+            case .completed: return "completed"
+            case .stopCommand: return "stop-command"
+            case .signal(let number): return number == SIGINT ? "sigint" : "sigterm"
+            case .lessonFailed: return "lesson-failed"
+            }
+        }
+    }
+
+    /// How the run went.
+    struct Outcome {
+        let ending: Ending
+        let summary: LevelMeter.Summary
+        let status: ExitStatus
+    }
+
+    private enum LessonState: String { case loading, playing, paused, ended, failed }
+    private enum LiveState: String { case starting, playing, ended, failed }
+
+    private struct State {
+        var lesson: LessonPlayer?
+        var lessonState = LessonState.loading
+        var live: LiveFeed?
+        var liveState = LiveState.starting
+        var liveLease: LeaseToken?
+        var coursewareLease: LeaseToken?
+        var ducks: [String: DuckToken] = [:]
+        var leases: [String: [LeaseToken]] = [:]
+        var pendingSteps = 0
+        var ending: Ending?
+        var tokens: [any AnyObject & Sendable] = []
+        var timers: [TimerBox] = []
+        var snapshotter: Snapshotter?
+        var control: ControlSocket?
+    }
+
+    /// DispatchSource is thread-safe; Dispatch just does not declare it Sendable.
+    private struct TimerBox: @unchecked Sendable {
+        let source: DispatchSourceTimer
+    }
+
+    private let settings: PlaySettings
+    private let console: Console
+    private let events: EventLog
+    private let logger: Logger
+    private let controller: SessionController
+    private let meter = LevelMeter()
+    private let state = Mutex(State())
+    private let commands = DispatchQueue(label: "classroom-player.commands")
+    private let ended = DispatchSemaphore(value: 0)
+
+    /// The RTC input the live feed pushes into.
+    static let liveInputID = "rtc-feed"
+
+    /// Builds the controller; nothing plays yet.
+    init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger) throws(PlayerError) {
+        self.settings = settings
+        self.console = console
+        self.events = events
+        self.logger = logger
+        let microphone: SessionController.MicrophonePolicy
+        switch settings.microphone {
+        case .none, .route: microphone = .route
+        case .device(let name): microphone = .fixed(.device(name))
+        case .file(let path): microphone = .fixed(.file(path: path))
+        }
+        do {
+            controller = try SessionController(output: settings.output, microphone: microphone, logger: logger)
+        } catch {
+            throw .engineFailed(error.description)
+        }
+    }
+
+    // MARK: Running
+
+    /// Plays until the run ends; blocks the calling thread. Throws when it cannot start.
+    func run() throws(PlayerError) -> Outcome {
+        let sessionToken = controller.session.observe { [events] event in
+            let entry = event.logEntry
+            events.emit(entry.name, entry.fields)
+        }
+        let engineToken = controller.engine.observe { [weak self] event in self?.handle(event) }
+        state.withLock { $0.tokens += [sessionToken, engineToken] }
+        do {
+            try controller.start()
+        } catch {
+            controller.stop()
+            throw .engineFailed("\(error.description) (output: \(settings.output))")
+        }
+        do {
+            try startPlaying()
+        } catch {
+            tearDown()
+            throw error
+        }
+        ended.wait()
+        return tearDown()
+    }
+
+    private func startPlaying() throws(PlayerError) {
+        let session = controller.session
+        // The courseware is primary playback; the live feed makes RTC live (the session's RTC policy applies).
+        let courseware = try? session.lease(.playback, owner: "courseware")
+        state.withLock { $0.coursewareLease = courseware }
+        if let device = settings.outputDevice, let output = session.currentRoute.output, output.deviceID != device {
+            events.emit("output-moved", [("requested", .string(device)), ("route", session.currentRoute.json),
+                                         ("reason", .string("the session's route prefers \(output.deviceID) (\(output.port)); the output follows the route"))])
+        }
+        if let live = settings.live { try startLive(live) }
+        let lesson: LessonPlayer
+        do {
+            lesson = try controller.loadLesson(uri: settings.lessonURI, video: settings.video)
+        } catch {
+            throw .lessonFailed(error.description)
+        }
+        let lessonToken = lesson.observe { [weak self] event in self?.handle(event) }
+        state.withLock { $0.lesson = lesson; $0.tokens.append(lessonToken) }
+        do {
+            try lesson.play()
+        } catch {
+            throw .lessonFailed(error.description)
+        }
+        state.withLock { if $0.lessonState == .loading { $0.lessonState = .playing } }
+        events.markPlayStarted()
+        events.emit("started", [
+            ("lesson", .string(settings.lessonURI)), ("duration", .maybe(lesson.duration?.seconds)),
+            ("output", .string(settings.output.description)), ("live", .maybe(settings.live?.description)),
+            ("mic", .string(settings.microphone.description)), ("video", .string(videoDescription)),
+            ("route", session.currentRoute.json), ("configuration", session.configuration.json),
+        ])
+        if let snapshots = settings.snapshots { startSnapshots(snapshots) }
+        if let timeline = settings.timeline { schedule(timeline) }
+        if let path = settings.controlPath {
+            let socket = try ControlSocket(path: path)
+            socket.start { [weak self] line in self?.answer(line) ?? "" }
+            state.withLock { $0.control = socket }
+        }
+        if settings.readsStdin { StdinControl.start(console: console) { [weak self] line in self?.answer(line) ?? "" } }
+        if console.showsProgress { startProgress() }
+        commands.async { self.checkCompletion() }
+    }
+
+    private var videoDescription: String {
+        if let snapshots = settings.snapshots { return "snapshots in \(snapshots.directory.path) every \(snapshots.interval) s" }
+        switch settings.video {
+        case .window: return "window"
+        case .discard: return "decoded and discarded"
+        case .none: return "none"
+        case .frames: return "frames to a tap"
+        }
+    }
+
+    /// Ends the run (the first reason wins).
+    func finish(_ ending: Ending) {
+        let first = state.withLock { state -> Bool in
+            guard state.ending == nil else { return false }
+            state.ending = ending
+            return true
+        }
+        if first { ended.signal() }
+    }
+
+    /// Ends the run when everything it waits for is done. Runs on the command queue.
+    private func checkCompletion() {
+        let done = state.withLock { state -> Bool in
+            let lessonDone = state.lessonState == .ended
+            let liveDone = !settings.untilLiveEnds || state.liveState == .ended || state.liveState == .failed
+            return lessonDone && liveDone && state.pendingSteps == 0
+        }
+        if done { finish(.completed) }
+    }
+
+    @discardableResult
+    private func tearDown() -> Outcome {
+        let (timers, control, snapshotter, live) = state.withLock { state in
+            defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil; state.live = nil }
+            return (state.timers, state.control, state.snapshotter, state.live)
+        }
+        for timer in timers { timer.source.cancel() }
+        console.clearProgress()
+        control?.stop()
+        commands.sync {}   // a command under way finishes before the engine goes
+        snapshotter?.stop()
+        live?.stop()
+        controller.stop()  // finalises a WAV output
+        let ending = state.withLock { $0.ending } ?? .completed
+        let summary = meter.summary
+        let status: ExitStatus
+        switch ending {
+        case .signal(let number): status = number == SIGINT ? .interrupted : .terminated
+        case .lessonFailed: status = .playbackFailed
+        case .completed, .stopCommand: status = summary.isSilent ? .silentOutput : .success
+        }
+        var fields: [(String, JSON)] = [("reason", .string(ending.name))]
+        if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
+        fields += [("exit", .number(Double(status.rawValue))), ("seconds", .number(summary.seconds)),
+                   ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
+                   ("output", .string(settings.output.description))]
+        if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
+        if let live { fields += liveFigures(live) }
+        events.emit("stopped", fields)
+        state.withLock { $0.tokens.removeAll() }
+        return Outcome(ending: ending, summary: summary, status: status)
+    }
+
+    /// The number of events and alarms written.
+    var eventCounts: (events: Int, alarms: Int) { (events.count, events.alarmCount) }
+
+    // MARK: Live feed
+
+    private func startLive(_ source: LiveSource) throws(PlayerError) {
+        let input: AudioInput
+        do {
+            input = try controller.engine.addRTCInput(id: PlayerRun.liveInputID, format: LiveFeed.format)
+        } catch {
+            throw .engineFailed(error.description)
+        }
+        let lease = try? controller.session.lease(.rtcPlayback, owner: "rtc")
+        let feed: LiveFeed
+        do {
+            feed = try LiveFeed(source: source, input: input, logger: logger)
+        } catch {
+            throw .unreadableInput(role: "live feed", path: source.description, reason: error.description)
+        }
+        state.withLock { $0.live = feed; $0.liveLease = lease }
+        do {
+            try feed.start { [weak self] event in self?.handle(event) }
+        } catch {
+            // A feed that cannot even start is said, and the lesson plays on (the engine is unaffected).
+            handle(LiveFeed.Event.failed(error.description))
+        }
+    }
+
+    /// The feed's figures: seconds pushed, and where the mix had to break it (re-anchored or dropped pushes).
+    private func liveFigures(_ live: LiveFeed) -> [(String, JSON)] {
+        [("live_seconds", .number(live.secondsPushed)), ("live_resyncs", .number(Double(live.input.timelineResyncs))),
+         ("live_dropped_pushes", .number(Double(live.input.droppedPushes)))]
+    }
+
+    private func handle(_ event: LiveFeed.Event) {
+        switch event {
+        case .started:
+            guard state.withLock({ state -> Bool in
+                defer { if state.liveState == .starting { state.liveState = .playing } }
+                return state.liveState == .starting
+            }) else { return }
+            events.emit("live-started", [("source", .maybe(settings.live?.description)), ("input", .string(PlayerRun.liveInputID))])
+        case .receiving:
+            events.emit("live-receiving", [("source", .maybe(settings.live?.description))])
+        case .ended, .failed:
+            let failed: String?
+            if case .failed(let why) = event { failed = why } else { failed = nil }
+            commands.async { [self] in
+                state.withLock { $0.liveState = failed == nil ? .ended : .failed }
+                var fields: [(String, JSON)] = [("source", .maybe(settings.live?.description))]
+                if let failed { fields.append(("message", .string(failed))) }
+                if let live = state.withLock({ $0.live }) { fields += liveFigures(live) }
+                events.emit(failed == nil ? "live-ended" : "live-failed", fields)
+                // The feed is over: its input leaves the mix (no 1025 for a feed that simply ended) and RTC is no longer live.
+                try? controller.engine.removeInput(id: PlayerRun.liveInputID)
+                if let lease = state.withLock({ state -> LeaseToken? in defer { state.liveLease = nil }; return state.liveLease }) {
+                    try? controller.session.release(lease)
+                }
+                checkCompletion()
+            }
+        }
+    }
+
+    // MARK: Lesson and engine events
+
+    private func handle(_ event: LessonPlayer.Event) {
+        commands.async { [self] in
+            switch event {
+            case .ended:
+                state.withLock { $0.lessonState = .ended }
+                events.emit("lesson-ended", [("position", .maybe(state.withLock { $0.lesson?.position?.seconds }))])
+                checkCompletion()
+            case .failed(let why):
+                state.withLock { $0.lessonState = .failed }
+                events.emit("lesson-failed", [("message", .string(why))])
+                finish(.lessonFailed(why))
+            }
+        }
+    }
+
+    private func handle(_ event: EngineEvent) {
+        switch event {
+        case .level(let meterName, let rms, let peak, _):
+            meter.record(meter: meterName, rms: rms)
+            if meterName == EngineGraph.outputLevel {
+                meter.add(rms: rms, peak: peak, seconds: controller.engine.configuration.levelInterval.seconds)
+            }
+        case .error(let element, let message, _):
+            events.emit("engine-error", [("element", .string(element)), ("message", .string(message))])
+        case .outputLost(let why):
+            events.emit("output-lost", [("message", .string(why))])
+        case .warning, .outputStateRequested:
+            break
+        }
+    }
+
+    // MARK: Timeline
+
+    private func schedule(_ timeline: Timeline) {
+        let start = DispatchTime.now()
+        state.withLock { $0.pendingSteps = timeline.steps.count }
+        for step in timeline.steps {
+            commands.asyncAfter(deadline: start + .nanoseconds(Int(step.at * 1e9))) { [weak self] in
+                guard let self, self.state.withLock({ $0.ending == nil }) else { return }
+                var fields: [(String, JSON)] = [("step", .number(Double(step.number))), ("at", .number(step.at)), ("do", .string(step.command.verb))]
+                do throws(CommandError) {
+                    fields += [("ok", .bool(true))] + (try self.execute(step.command, from: "timeline step \(step.number)"))
+                } catch {
+                    fields += [("ok", .bool(false)), ("error", .string(error.code.rawValue)), ("message", .string(error.message))]
+                }
+                self.events.emit("step", fields)
+                self.state.withLock { $0.pendingSteps -= 1 }
+                self.checkCompletion()
+            }
+        }
+    }
+
+    // MARK: Control
+
+    /// Answers one control line (standard input or the socket) with one JSON line.
+    func answer(_ line: String) -> String {
+        var id: JSON?
+        let reply: JSON
+        do throws(CommandError) {
+            let request = try JSON.parse(line)
+            id = request["id"]
+            let command = try Command.parse(request, extra: ["id"], inTimeline: false)
+            let fields = try commands.sync { () -> Result<[(String, JSON)], CommandError> in
+                guard state.withLock({ $0.ending == nil }) else {
+                    return .failure(CommandError(.unavailable, "the player is stopping"))
+                }
+                return Result { () throws(CommandError) in try execute(command, from: "control") }
+            }.get()
+            reply = .object([("ok", .bool(true)), ("do", .string(command.verb))] + fields + (id.map { [("id", $0)] } ?? []))
+        } catch {
+            reply = error.answer(id: id)
+        }
+        return reply.serialized
+    }
+
+    // MARK: Commands
+
+    /// Does one command; runs on the command queue. Returns the answer's fields.
+    private func execute(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
+        let session = controller.session
+        switch command {
+        case .mic(let on):
+            try requireMicrophone("connect the microphone")
+            if on {
+                try refusedBySession { () throws(AudioSessionError) in try controller.connectMicrophone() }
+                guard let uplink = controller.engine.uplink else {
+                    try? controller.disconnectMicrophone()
+                    throw CommandError(.unavailable, "no microphone could be opened: the route has no input device"
+                                       + " (\(session.currentRoute)); plug one in, or start with --mic FILE or --mic DEVICE")
+                }
+                events.emit("microphone", [("connected", .bool(true)), ("source", .string(uplink.source.description)),
+                                           ("profile", .string(session.resolvedState.processingProfile.rawValue))])
+            } else {
+                let frames = controller.engine.uplink?.framesDelivered
+                try refusedBySession { () throws(AudioSessionError) in try controller.disconnectMicrophone() }
+                meter.forget(EngineGraph.micLevel)
+                if let frames { events.emit("microphone", [("connected", .bool(false)), ("frames", .number(Double(frames)))]) }
+            }
+            return [("mic", .bool(controller.isMicrophoneConnected)), ("profile", .string(session.resolvedState.processingProfile.rawValue))]
+        case .duck(let on, let owner):
+            if on {
+                if state.withLock({ $0.ducks[owner] }) == nil {
+                    let token = try refusedBySession { () throws(AudioSessionError) in try session.duck(owner: owner) }
+                    state.withLock { $0.ducks[owner] = token }
+                }
+            } else {
+                guard let token = state.withLock({ $0.ducks.removeValue(forKey: owner) }) else {
+                    let held = state.withLock { $0.ducks.keys.sorted() }
+                    throw CommandError(.unavailable, "no duck is held by \"\(owner)\"" + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))"))
+                }
+                try refusedBySession { () throws(AudioSessionError) in try session.releaseDuck(token) }
+            }
+            return [("owner", .string(owner)), ("ducked", .bool(session.resolvedState.ducking.isDucked))]
+        case .volume(let channel, let value):
+            let stored = try refusedBySession { () throws(AudioSessionError) in try session.setVolume(value, for: channel) }
+            return [("channel", .string(channel.rawValue)), ("value", .number(Double(stored)))]
+        case .pause, .resume:
+            let lesson = try currentLesson()
+            do {
+                if command == .pause { try lesson.pause() } else { try lesson.play() }
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            let now: LessonState = command == .pause ? .paused : .playing
+            state.withLock { $0.lessonState = now }
+            events.emit(command == .pause ? "lesson-paused" : "lesson-resumed", [("position", .maybe(lesson.position?.seconds)), ("by", .string(origin))])
+            return [("lesson", .string(now.rawValue)), ("position", .maybe(lesson.position?.seconds))]
+        case .seek(let position):
+            let lesson = try currentLesson(allowEnded: true)
+            if let duration = lesson.duration, position > duration.seconds {
+                throw CommandError(.badValue, "the lesson is \(String(format: "%.1f", duration.seconds)) s long; seek to at most that")
+            }
+            do {
+                try lesson.seek(to: .seconds(position))
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            // Seeking an ended lesson plays it again from there.
+            state.withLock { if $0.lessonState == .ended { $0.lessonState = lesson.isPlaying ? .playing : .paused } }
+            events.emit("lesson-seeked", [("position", .number(position)), ("by", .string(origin))])
+            return [("position", .maybe(lesson.position?.seconds))]
+        case .route(let override):
+            try refusedBySession { () throws(AudioSessionError) in try session.overrideOutputPort(override) }
+            return [("override", .string(override.rawValue)), ("route", session.currentRoute.json)]
+        case .lease(let owner, let need):
+            if need.needsInput { try requireMicrophone("take a \(need) lease, which records") }
+            let token = try refusedBySession { () throws(AudioSessionError) in try session.lease(need, owner: owner) }
+            state.withLock { $0.leases[owner, default: []].append(token) }
+            controller.waitUntilApplied()
+            var fields: [(String, JSON)] = [("lease", .string(token.description)), ("configuration", session.configuration.json)]
+            if need.needsInput { fields.append(("recording", .bool(controller.engine.uplink != nil))) }
+            return fields
+        case .release(let owner):
+            guard let tokens = state.withLock({ $0.leases.removeValue(forKey: owner) }) else {
+                let held = state.withLock { $0.leases.keys.sorted() }
+                let hint = owner == "mic-connect" ? "; the microphone's lease is released with {\"do\":\"mic\",\"on\":false}" : ""
+                throw CommandError(.unavailable, "no lease taken with \"lease\" is held by \"\(owner)\""
+                                   + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))") + hint)
+            }
+            for token in tokens { try refusedBySession { () throws(AudioSessionError) in try session.release(token) } }
+            controller.waitUntilApplied()
+            return [("owner", .string(owner)), ("released", .number(Double(tokens.count))), ("configuration", session.configuration.json)]
+        case .stop:
+            events.emit("stop-requested", [("by", .string(origin))])
+            finish(.stopCommand(origin))
+            return [("stopping", .bool(true))]
+        case .status:
+            return status()
+        }
+    }
+
+    private func requireMicrophone(_ what: String) throws(CommandError) {
+        if settings.microphone == .none {
+            throw CommandError(.unavailable, "cannot \(what): the player was started with --mic none; start it with --mic auto, a device or a file")
+        }
+    }
+
+    private func currentLesson(allowEnded: Bool = false) throws(CommandError) -> LessonPlayer {
+        let (lesson, lessonState) = state.withLock { ($0.lesson, $0.lessonState) }
+        guard let lesson, lessonState != .failed else { throw CommandError(.unavailable, "there is no lesson playing") }
+        if lessonState == .ended, !allowEnded {
+            throw CommandError(.unavailable, "the lesson has ended; seek to play it again")
+        }
+        return lesson
+    }
+
+    private func refusedBySession<T>(_ body: () throws(AudioSessionError) -> T) throws(CommandError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw CommandError(.sessionRefused, error.description)
+        }
+    }
+
+    // MARK: Status and progress
+
+    private func status() -> [(String, JSON)] {
+        let snapshot = state.withLock { ($0.lesson, $0.lessonState, $0.live, $0.liveState, $0.leases, $0.ducks) }
+        let (lesson, lessonState, live, liveState, _, ducks) = snapshot
+        let resolved = controller.session.resolvedState
+        let sessionState = controller.session.state
+        let uplink = controller.engine.uplink
+        var fields: [(String, JSON)] = [("t", .number(events.elapsed))]
+        fields.append(("lesson", .object([("state", .string(lessonState.rawValue)), ("position", .maybe(lesson?.position?.seconds)),
+                                          ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(settings.lessonURI))])))
+        if let source = settings.live {
+            fields.append(("live", .object([("source", .string(source.description)), ("state", .string(liveState.rawValue))]
+                                           + (live.map(liveFigures) ?? []))))
+        } else {
+            fields.append(("live", .null))
+        }
+        fields.append(("session", .object([
+            ("configuration", resolved.configuration.json), ("profile", .string(resolved.processingProfile.rawValue)),
+            ("volume", .object([("channel", .string(resolved.volume.channel.rawValue)), ("value", .number(Double(resolved.volume.value)))])),
+            ("media_volume", .number(Double(sessionState.mediaVolume))), ("call_volume", .number(Double(sessionState.callVolume))),
+            ("ducked", .bool(resolved.ducking.isDucked)), ("ducks", .array(ducks.keys.sorted().map { .string($0) })),
+            ("route", resolved.route.json), ("override", .string(sessionState.portOverride.rawValue)),
+            ("interrupted", .bool(resolved.isInterrupted)),
+        ])))
+        fields.append(("mic", .object([("connected", .bool(uplink != nil)), ("source", .maybe(uplink?.source.description)),
+                                       ("frames", .number(Double(uplink?.framesDelivered ?? 0))), ("muted", .bool(uplink?.isMuted ?? false))])))
+        fields.append(("levels", .object([("output_db", .maybe(meter.latest(EngineGraph.outputLevel))), ("mic_db", .maybe(uplink == nil ? nil : meter.latest(EngineGraph.micLevel)))])))
+        fields.append(("leases", .array(sessionState.leases.map { .object([("owner", .string($0.owner)), ("need", .string($0.requirement.rawValue))]) })))
+        fields.append(("alarms", .array(resolved.alarms.map { .object($0.json) })))
+        return fields
+    }
+
+    private func startProgress() {
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(500))
+        timer.setEventHandler { [weak self] in self?.drawProgress() }
+        state.withLock { $0.timers.append(TimerBox(source: timer)) }
+        timer.resume()
+    }
+
+    private func drawProgress() {
+        let (lesson, lessonState) = state.withLock { ($0.lesson, $0.lessonState) }
+        let resolved = controller.session.resolvedState
+        let uplink = controller.engine.uplink
+        func clock(_ time: ClockTime?) -> String {
+            guard let seconds = time?.seconds else { return "--:--" }
+            return String(format: "%02d:%04.1f", Int(seconds) / 60, seconds.truncatingRemainder(dividingBy: 60))
+        }
+        func level(_ db: Double?) -> String { db.map { LevelMeter.Summary.format($0) } ?? "--" }
+        let route = resolved.route.output.map { "\($0.port)" } ?? "none"
+        let mic = uplink == nil ? "mic off" : "mic on \(level(meter.latest(EngineGraph.micLevel))) dB"
+        let ducked = resolved.ducking.isDucked ? " ducked" : ""
+        console.progress("\(lessonState.rawValue) \(clock(lesson?.position))/\(clock(lesson?.duration))  \(resolved.processingProfile)  "
+                         + "\(resolved.volume.channel) \(Int(resolved.volume.value * 100))%\(ducked)  → \(route)  \(mic)  out \(level(meter.latest(EngineGraph.outputLevel))) dB")
+    }
+
+    // MARK: Snapshots
+
+    private func startSnapshots(_ snapshots: (directory: URL, interval: Double)) {
+        guard let lesson = state.withLock({ $0.lesson }) else { return }
+        let snapshotter = Snapshotter(lesson: lesson, directory: snapshots.directory, interval: snapshots.interval)
+        state.withLock { $0.snapshotter = snapshotter }
+        snapshotter.start(onSnapshot: { [events] path, position in events.emit("snapshot", [("path", .string(path)), ("position", .maybe(position?.seconds))]) },
+                          onFailure: { [events] why in events.emit("snapshot-failed", [("message", .string(why))]) })
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// An unattended run's script (`--script`): a JSON array of steps `{"at": SECONDS, "do": VERB, …}`,
+/// `at` counting seconds since play started (not the lesson position).
+struct Timeline: Sendable, Equatable {
+    /// One step.
+    struct Step: Sendable, Equatable {
+        /// Seconds after play started.
+        let at: Double
+        /// What to do.
+        let command: Command
+        /// Its place in the file (1-based), for messages and events.
+        let number: Int
+    }
+
+    /// The steps in the order they run: by `at`, then by their place in the file.
+    let steps: [Step]
+
+    /// Reads and checks a timeline file; every step is validated before anything plays.
+    static func load(path: String) throws(PlayerError) -> Timeline {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw .unreadableInput(role: "timeline", path: path, reason: PlayerError.reason(error))
+        }
+        do {
+            return try parse(text)
+        } catch {
+            throw .badTimeline(path: path, reason: error.message)
+        }
+    }
+
+    /// Parses timeline text.
+    static func parse(_ text: String) throws(CommandError) -> Timeline {
+        let root = try JSON.parse(text)
+        guard case .array(let items) = root else {
+            throw CommandError(.badRequest, "a timeline is a JSON array of steps like [{\"at\": 2, \"do\": \"mic\", \"on\": true}], not \(root.typeName)")
+        }
+        var steps: [Step] = []
+        for (index, item) in items.enumerated() {
+            let number = index + 1
+            do throws(CommandError) {
+                guard case .object = item else {
+                    throw CommandError(.badRequest, "a step is a JSON object, not \(item.typeName)")
+                }
+                guard let atValue = item["at"] else {
+                    throw CommandError(.missingField, "every step needs \"at\": seconds since play started")
+                }
+                guard case .number(let at) = atValue, at.isFinite, at >= 0 else {
+                    throw CommandError(.badValue, "\"at\" is seconds since play started, 0 or more, not \(atValue.serialized)")
+                }
+                steps.append(Step(at: at, command: try Command.parse(item, extra: ["at"], inTimeline: true), number: number))
+            } catch {
+                throw CommandError(error.code, "step \(number): \(error.message)")
+            }
+        }
+        // Stable: steps at the same second run in file order.
+        return Timeline(steps: steps.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element))
+    }
+}

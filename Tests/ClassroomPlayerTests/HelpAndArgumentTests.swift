@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+@Suite("classroom-player: help, bad arguments and probe", .serialized)
+struct HelpAndArgumentTests {
+    @Test("--help lists the subcommands and exit statuses; play --help documents every option, verb, error code and exit status")
+    func help() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let root = try await PlayerProcess.run(["--help"], in: folder)
+        #expect(root.status == 0)
+        for word in ["play (default)", "devices", "probe", "143"] { #expect(root.stdout.contains(word), "root help lacks \(word)") }
+        let play = try await PlayerProcess.run(["play", "--help"], in: folder)
+        #expect(play.status == 0)
+        let text = play.stdout
+        for option in ["--live", "--until-live-ends", "--mic", "--output", "--fallback-wav", "--video", "--snapshot-interval",
+                       "--script", "--control", "--events", "--no-stdin", "--log-level", "rtp://HOST:PORT", "snapshots:DIR", "wav:PATH"] {
+            #expect(text.contains(option), "play --help lacks \(option)")
+        }
+        for verb in ["\"do\":\"mic\"", "\"do\":\"duck\"", "\"do\":\"volume\"", "\"do\":\"pause\"", "\"do\":\"resume\"", "\"do\":\"seek\"",
+                     "\"do\":\"route\"", "\"do\":\"lease\"", "\"do\":\"release\"", "\"do\":\"stop\"", "\"do\":\"status\""] {
+            #expect(text.contains(verb), "play --help lacks \(verb)")
+        }
+        for code in ["bad-request", "unknown-verb", "unknown-field", "missing-field", "bad-value", "unavailable", "session-refused", "failed"] {
+            #expect(text.contains(code), "play --help lacks the error code \(code)")
+        }
+        for status in ["0 ", "1 ", "2 ", "3 ", "64", "130", "143"] { #expect(text.contains("\n  \(status)"), "play --help lacks exit status \(status)") }
+    }
+
+    @Test("bad arguments exit 64 or 1 with a message that names the problem", arguments: [
+        (["play"], Int32(64), "Missing expected argument"),
+        (["play", "LESSON", "--output", "wav:"], 64, "wav: needs a path"),
+        (["play", "LESSON", "--video", "window"], 64, "use auto, none or snapshots:DIR"),
+        (["play", "LESSON", "--until-live-ends"], 64, "--until-live-ends needs --live"),
+        (["play", "LESSON", "--bogus"], 64, "Unknown option '--bogus'"),
+        (["play", "/nonexistent/lesson.webm"], 1, "The lesson '/nonexistent/lesson.webm' cannot be read: no such file"),
+        (["play", "LESSON", "--live", "/nonexistent/feed.ogg"], 1, "The live feed '/nonexistent/feed.ogg' cannot be read"),
+        (["play", "LESSON", "--live", "rtp://127.0.0.1"], 1, "an RTP feed is rtp://HOST:PORT"),
+        (["play", "LESSON", "--script", "/nonexistent/timeline.json"], 1, "The timeline '/nonexistent/timeline.json' cannot be read"),
+        (["play", "LESSON", "--script", "BADSCRIPT"], 64, "step 2: \"duck\" takes \"on\", \"owner\"; \"volume\" is not one of them"),
+        (["play", "LESSON", "--script", "NOTJSON"], 64, "not valid JSON"),
+    ])
+    func badArguments(arguments: [String], status: Int32, message: String) async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("lesson.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 1)
+        let bad = folder.appendingPathComponent("bad.json")
+        try #"[{"at": 1, "do": "mic", "on": true}, {"at": 2, "do": "duck", "on": true, "volume": 0.5}]"#.write(to: bad, atomically: true, encoding: .utf8)
+        let notJSON = folder.appendingPathComponent("not.json")
+        try "[{\"at\": 1, \"do\": ".write(to: notJSON, atomically: true, encoding: .utf8)
+        let resolved = arguments.map { $0 == "LESSON" ? lesson.path : $0 == "BADSCRIPT" ? bad.path : $0 == "NOTJSON" ? notJSON.path : $0 } + ["--output", "null"]
+        let result = try await PlayerProcess.run(resolved, in: folder)
+        #expect(result.status == status, "\(arguments): stderr \(result.stderr)")
+        #expect(result.stderr.contains(message), "\(arguments): stderr was \(result.stderr)")
+    }
+
+    @Test("probe: the sample lesson's duration, codecs and verdict; a corrupt file cannot play (exit 2)")
+    func probe() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let good = try await PlayerProcess.run(["probe", "--json", Fixtures.sample("lesson.webm")], in: folder)
+        #expect(good.status == 0, "stderr: \(good.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(good.stdout.utf8)) as? [String: Any])
+        let duration = try #require(report["duration"] as? Double)
+        #expect(abs(duration - 10) < 0.1)
+        #expect(report["can_play"] as? Bool == true)
+        let streams = try #require(report["streams"] as? [[String: Any]])
+        let encoded = streams.compactMap { $0["encoded"] as? String }
+        #expect(encoded.contains { $0.hasPrefix("audio/x-opus") })
+        #expect(encoded.contains { $0.hasPrefix("video/x-vp8") })
+        #expect(streams.allSatisfy { ($0["decoded"] as? String)?.contains("/x-raw") == true })
+
+        let garbage = folder.appendingPathComponent("garbage.webm")
+        try Data(repeating: 0x42, count: 4096).write(to: garbage)
+        let bad = try await PlayerProcess.run(["probe", garbage.path], in: folder)
+        #expect(bad.status == 2)
+        #expect(bad.stdout.contains("Verdict:  cannot play"), "stdout: \(bad.stdout)")
+    }
+
+    @Test("a lesson the kiosk user may not read: exit 1 and a message that says so, for play and probe")
+    func unreadableLesson() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let locked = folder.appendingPathComponent("locked.webm")
+        try FileManager.default.copyItem(atPath: Fixtures.sample("lesson.webm"), toPath: locked.path)
+        chmod(locked.path, 0o000)
+        chmod(folder.path, 0o755)
+        for command in [["probe", locked.path], ["play", locked.path, "--output", "null", "--mic", "none", "--no-stdin"]] {
+            // Root reads everything: the player runs as nobody then, as a kiosk service user would.
+            let process = Process()
+            let asUser = geteuid() == 0 ? ["--reuid=65534", "--regid=65534", "--clear-groups", PlayerProcess.executable.path] : []
+            process.executableURL = URL(fileURLWithPath: geteuid() == 0 ? "/usr/bin/setpriv" : PlayerProcess.executable.path)
+            process.arguments = asUser + command
+            process.currentDirectoryURL = folder
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            print("ROW lesson without read permission (\(command[0])) → exit \(process.terminationStatus): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+            #expect(process.terminationStatus == 1, "\(message)")
+            #expect(message.contains("permission denied"))
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+@Suite("classroom-player: a live feed from another process", .serialized)
+struct LiveFeedTests {
+    /// A UDP port nobody uses now.
+    private func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw PlayerTestError.setupFailed("no free UDP port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test("Opus over RTP sent by gst-launch-1.0 to 127.0.0.1 is heard in the output WAV; when it stops, alarm 1025 is raised")
+    func rtpFeed() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 7, volume: 0)
+        let port = try freePort()
+        let wav = folder.appendingPathComponent("mix.wav")
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "rtp://127.0.0.1:\(port)", "--output", "wav:\(wav.path)",
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        #expect(!Fixtures.events(events, named: "live-started").isEmpty)
+        // 2 s of a 1 kHz tone at −17 dBFS RMS, 20 ms Opus packets, paced in real time.
+        try Fixtures.gstLaunch("audiotestsrc is-live=true num-buffers=100 samplesperbuffer=960 wave=sine freq=1000 volume=0.2 "
+                               + "! audio/x-raw,rate=48000,channels=1 ! opusenc ! rtpopuspay pt=96 ! udpsink host=127.0.0.1 port=\(port)")
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+
+        let audio = try WAVFile(wav)
+        let windows = stride(from: 0.0, to: audio.seconds - 0.05, by: 0.05).map { audio.rms(from: $0, to: $0 + 0.05) }
+        let heard = Double(windows.filter { $0 > -20 }.count) * 0.05
+        let loudest = stride(from: 0.0, to: audio.seconds - 0.5, by: 0.1).map { audio.rms(from: $0, to: $0 + 0.5) }.max() ?? -.infinity
+        let stopped = Fixtures.events(events, named: "stopped").first
+        print("FIGURE RTP feed: \(heard) s of the 2 s sent heard at > -20 dBFS, loudest 0.5 s \(loudest) dBFS, silent \(Double(windows.filter { $0 < -60 }.count) * 0.05) s; "
+              + "pushed \(stopped?["live_seconds"] ?? "?") s, resyncs \(stopped?["live_resyncs"] ?? "?")")
+        #expect(heard >= 1.7)                                      // the feed, without dropouts
+        #expect(abs(loudest - -17) < 1.0)                          // at its level (a mono feed goes to both channels)
+        #expect(Double(windows.filter { $0 < -60 }.count) * 0.05 >= 3)   // and the silent lesson around it
+        #expect(!Fixtures.events(events, named: "live-receiving").isEmpty)
+        let alarms = Fixtures.events(events, named: "alarm").filter { $0["number"] as? Int == 1025 }
+        #expect(alarms.first?["owner"] as? String == "rtc-feed", "\(Fixtures.events(events, named: "alarm"))")
+    }
+}
