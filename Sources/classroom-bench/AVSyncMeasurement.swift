@@ -23,10 +23,10 @@ enum AVSyncMeasurement {
 
     static func rows(logger: Logger) async -> [BenchmarkRow] {
         do {
-            let (offsets, resyncs) = try await measureOffsets(logger: logger)
+            let (offsets, resyncs, flashes, beeps) = try await measureOffsets(logger: logger)
             let median = offsets.median
             let worst = offsets.max { abs($0) < abs($1) } ?? .nan
-            let detail = " Offsets in flash order: \(offsets.map { formatted($0, "ms") }.joined(separator: ", ")); the courseware input re-anchored its timeline \(resyncs) times (pushes arriving > 40 ms from where the previous ended)."
+            let detail = " \(BeepFlashLesson.events.count) flashes in the lesson; \(flashes) flashes and \(beeps) beeps seen, \(offsets.count) paired within ±0.5 s. Offsets in flash order: \(offsets.map { formatted($0, "ms") }.joined(separator: ", ")); the courseware input re-anchored its timeline \(resyncs) times (pushes arriving > 40 ms from where the previous ended)."
             return [BenchmarkRow(measure: measure, value: median, unit: "ms", baseline: baseline, goal: goal,
                                  pass: abs(median) <= 20, runs: offsets.count, method: method + detail),
                     BenchmarkRow(measure: "A/V sync, worst single flash (audio − video)", value: worst, unit: "ms", baseline: baseline, goal: goal,
@@ -37,7 +37,7 @@ enum AVSyncMeasurement {
         }
     }
 
-    private static func measureOffsets(logger: Logger) async throws -> (offsets: [Double], resyncs: Int) {
+    private static func measureOffsets(logger: Logger) async throws -> (offsets: [Double], resyncs: Int, flashes: Int, beeps: Int) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("classroom-bench-beep-flash-\(getpid()).webm").path
         try BeepFlashLesson.write(to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -75,13 +75,14 @@ enum AVSyncMeasurement {
         let video = events.flashes.withLock { $0 }
         var offsets: [Double] = []
         for flash in video {
-            guard let nearest = audio.min(by: { distance($0, flash) < distance($1, flash) }), distance(nearest, flash) < 0.4 else { continue }
+            // Flashes and beeps come 1 s apart: a beep within ±0.5 s is this flash's.
+            guard let nearest = audio.min(by: { distance($0, flash) < distance($1, flash) }), distance(nearest, flash) < 0.5 else { continue }
             offsets.append((Double(nearest.nanoseconds) - Double(flash.nanoseconds)) / 1e6)
         }
         guard offsets.count >= 5 else {
             throw BenchError("only \(offsets.count) flash/beep pairs (\(video.count) flashes, \(audio.count) beeps)")
         }
-        return (offsets, engine.input(id: "courseware")?.timelineResyncs ?? 0)
+        return (offsets, engine.input(id: "courseware")?.timelineResyncs ?? 0, video.count, audio.count)
     }
 
     private static func distance(_ a: ClockTime, _ b: ClockTime) -> Double { abs(a.seconds - b.seconds) }

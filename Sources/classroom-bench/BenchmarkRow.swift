@@ -22,6 +22,8 @@ struct BenchmarkRow: Codable, Sendable {
     /// The figure as the table shows it.
     var formattedValue: String {
         guard let value, value.isFinite else { return value.map { "\($0)" } ?? "not measured" }
+        // Counts (gaps, clicks) are whole numbers.
+        if unit.isEmpty, value == value.rounded() { return String(Int(value)) }
         let digits = abs(value) >= 100 ? 0 : abs(value) >= 10 ? 1 : abs(value) >= 1 ? 2 : 3
         return String(format: "%.\(digits)f", value) + (unit.isEmpty ? "" : " \(unit)")
     }
