@@ -7,7 +7,7 @@ enum RealTimeMixing {
         for count in inputs {
             let measure = "RTC inputs mixed in real time on one core: \(count)"
             let method = """
-                `taskset -c 0 classroom-bench worker mix --inputs \(count) --seconds 5`: \(count) RTC inputs on a headless engine; \
+                `taskset -c 0 classroom-bench worker mix --inputs \(count) --seconds 5`: \(count) RTC input\(count == 1 ? "" : "s") on a headless engine; \
                 a feeder thread pushes a 10 ms frame (the same 500 Hz sine, one timestamp grid) into every input every 10 ms. \
                 Figure: the worker's own CPU (getrusage) over the 5 s of feeding, as % of the one core, median of the runs. Kept up \
                 when ≥ 99 % of the 10 ms blocks due in the measured window (0.5 s after the start to 0.2 s before the end) reached \

@@ -58,12 +58,13 @@ struct ReportWriter {
         ## How the run is laid out
 
         The 10-minute real-time run (RSS growth, peak RSS) is a child process started first; it also hosts the
-        100 microphone connect/disconnect cycles and the 20 sink retargets, in its first minute, on the private
-        PulseAudio server, so leaks per cycle show in its RSS. Every other measure runs meanwhile in the parent
-        or in short child processes (CPU figures come from each child's own rusage, so they do not mix). The
-        CPU-heavy children start only after the soak has finished its cycles, so they cannot starve the
-        continuity measurement. This keeps `make bench` at about 11 minutes of measuring on this 2-core machine;
-        `classroom-bench --quick` shortens the long run to 60 s for development.
+        100 microphone connect/disconnect cycles and the 20 sink retargets, in its first half-minute, on the
+        private PulseAudio server (its RSS before and after the cycles is in the RSS row). Every other measure
+        runs meanwhile in the parent or in short child processes (CPU figures come from each child's own
+        rusage, so they do not mix). The CPU-heavy children start only after the long run has finished its
+        cycles, so they cannot starve the continuity measurement. The whole run therefore lasts about as long
+        as the long run, 10 minutes, plus the build in `make bench`; `classroom-bench --quick` shortens the
+        long run to 60 s for development.
 
         """
         return text

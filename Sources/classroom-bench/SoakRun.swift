@@ -71,7 +71,7 @@ final class SoakRun: Sendable {
         if let first = steady.first, let last = steady.last, steady.count >= 2 {
             let slope = Self.slope(steady) * 60 / 1024   // MiB per minute
             growth = BenchmarkRow(measure: growthMeasure, value: (last[1] - first[1]) / 1024, unit: "MiB", baseline: "—", goal: "—", pass: nil,
-                                  runs: steady.count, method: memoryMethod + " Figure: RSS at \(Int(last[0])) s minus RSS at \(Int(first[0])) s (\(formatted(first[1] / 1024, "MiB")) → \(formatted(last[1] / 1024, "MiB"))); least-squares slope \(String(format: "%.3f", slope)) MiB/min over \(steady.count) samples.")
+                                  runs: steady.count, method: memoryMethod + " Figure: RSS at \(Int(last[0])) s minus RSS at \(Int(first[0])) s (\(formatted(first[1] / 1024, "MiB")) → \(formatted(last[1] / 1024, "MiB"))); least-squares slope \(String(format: "%.3f", slope)) MiB/min over \(steady.count) samples. Across the \(plan.cycles) mic cycles before it: \(formatted(result.rssAroundCycles[0] / 1024, "MiB")) → \(formatted(result.rssAroundCycles[1] / 1024, "MiB")).")
         } else {
             growth = .notMeasured(growthMeasure, unit: "MiB", baseline: "—", goal: "—", method: memoryMethod, error: BenchError("the steady phase was too short for two RSS samples"))
         }

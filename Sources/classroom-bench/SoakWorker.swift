@@ -24,6 +24,8 @@ struct SoakWorker: AsyncParsableCommand {
         var retargets: Int
         var cycleContinuity: Continuity
         var runContinuity: Continuity
+        /// RSS (KiB) just before the first and just after the last cycle.
+        var rssAroundCycles: [Double]
         /// When the steady phase began, seconds from the start.
         var steadyFrom: Double
         /// [seconds from the start, RSS KiB]
@@ -73,6 +75,7 @@ struct SoakWorker: AsyncParsableCommand {
         func dropped() -> Int { courseware.droppedPushes + teacher.droppedPushes - droppedBefore }
 
         let microphone = MicrophoneSource.device("\(room).monitor")
+        let rssBeforeCycles = Double(ProcessMeters.currentRSSKiB())
         var moved = 0
         let every = max(1, cycles / max(1, retargets))
         for cycle in 0..<cycles {
@@ -87,6 +90,7 @@ struct SoakWorker: AsyncParsableCommand {
         }
         try await Task.sleep(for: .milliseconds(300))   // the last cycle's output through the latency
         let cycleContinuity = meter.snapshot(dropped: dropped())
+        let rssAfterCycles = Double(ProcessMeters.currentRSSKiB())
         try Data("cycles done\n".utf8).write(to: URL(fileURLWithPath: progress))
 
         // Steady: a class with the microphone on, until the end (at least 30 s of it).
@@ -100,7 +104,8 @@ struct SoakWorker: AsyncParsableCommand {
         }
         engine.disconnectMicrophone()
         let outcome = Outcome(seconds: elapsed(), cycles: cycles, retargets: moved,
-                              cycleContinuity: cycleContinuity, runContinuity: meter.snapshot(dropped: dropped()), steadyFrom: steadyFrom,
+                              cycleContinuity: cycleContinuity, runContinuity: meter.snapshot(dropped: dropped()),
+                              rssAroundCycles: [rssBeforeCycles, rssAfterCycles], steadyFrom: steadyFrom,
                               rss: rss, peakRSSKiB: ProcessMeters.peakRSSKiB())
         print(String(decoding: try JSONEncoder().encode(outcome), as: UTF8.self))
     }
