@@ -4,13 +4,16 @@
 #                microphone stand-in and a timeline (mic mid-lesson, a duck, disconnect)
 #   make test    installs what is missing, builds, runs every test (against a private
 #                PulseAudio server) and the leak check
+#   make bench   installs what is missing, builds classroom-bench in release mode, runs every
+#                measurement of DESIGN §7 (about 11 minutes) and writes docs/BENCHMARKS.md and
+#                docs/benchmarks.json
 #
 # Swift comes from /opt/swift when it is not on PATH.
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-swift test-leaks test-session-standalone clean
+.PHONY: setup build demo test test-swift test-leaks test-session-standalone bench clean
 
 setup:
 	@bash scripts/setup.sh
@@ -48,6 +51,13 @@ test-swift:
 		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --filter '$(PULSE_SUITES)' --no-parallel
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
 		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --filter ClassroomPlayerTests --no-parallel
+
+# Every measurement of DESIGN §7 in one run, against a private PulseAudio server (sink retargets,
+# module-echo-cancel); regenerates docs/. Not part of `make test`, but `make test` builds it.
+# BENCH_FLAGS=--quick shortens the 10-minute run for development.
+bench: setup
+	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-bench
+	bash scripts/with-pulseaudio.sh $(SCRATCH)/release/classroom-bench run --output docs $(BENCH_FLAGS)
 
 # The binding tests once more under GStreamer's leaks tracer; any object still alive fails.
 test-leaks:

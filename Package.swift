@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
         .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
         .executable(name: "classroom-player", targets: ["classroom-player"]),
+        .executable(name: "classroom-bench", targets: ["classroom-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -39,6 +40,20 @@ let package = Package(
             name: "ClassroomEngine",
             dependencies: ["GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
+        // Real signals through the engine and what comes out: shared by the engine tests and the benchmark.
+        .target(
+            name: "ClassroomMeasurement",
+            dependencies: ["ClassroomEngine", "GStreamer", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Every measurement of DESIGN §7 in one run; writes docs/BENCHMARKS.md and docs/benchmarks.json.
+        .executableTarget(
+            name: "classroom-bench",
+            dependencies: [
+                "ClassroomMeasurement", "ClassroomEngine", "ClassroomAudio", "GStreamer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "classroom-player",
             dependencies: [
@@ -53,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ClassroomEngineTests",
-            dependencies: ["ClassroomEngine", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ClassroomEngine", "ClassroomMeasurement", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
         // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests).
         .testTarget(

@@ -23,6 +23,8 @@ public final class LessonPlayer: Sendable {
         case discard
         /// No video decoding at all.
         case none
+        /// Each frame handed to a tap when it is presented (measurement: A/V sync).
+        case frames(VideoFrameTap)
     }
 
     /// What the lesson reports.
@@ -194,6 +196,9 @@ private struct LessonBranches: Sendable {
         do {
             if media.hasPrefix("audio/") {
                 try attachAudio(pad)
+            } else if media.hasPrefix("video/"), case .frames(let tap) = video {
+                try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"),
+                            try makeFrameSink(tap)], to: pad)
             } else if media.hasPrefix("video/"), video != .none {
                 // The fakesink keeps its last frame (enable-last-sample) for snapshots.
                 let sink = video == .window
@@ -209,6 +214,16 @@ private struct LessonBranches: Sendable {
         } catch {
             logger.error("cannot play the lesson's \(media) stream: \(error)")
         }
+    }
+
+    /// An appsink that renders (calls the tap) at the frame's presentation time, delayed like any video sink.
+    private func makeFrameSink(_ tap: VideoFrameTap) throws(GStreamerError) -> AppSink {
+        let sink = try AppSink.make(name: Self.videoSink)
+        try sink.configure(caps: try Caps("video/x-raw,format=\(tap.format)"), maxBuffers: 1, drop: false, sync: true)
+        try sink.set("ts-offset", .int(Int64(videoDelay.nanoseconds)))
+        let token = try sink.onNewSample { sample in tap.handler(sample) }
+        tokens.withLock { $0.append(token) }
+        return sink
     }
 
     private func attachAudio(_ pad: Pad) throws(GStreamerError) {

@@ -172,6 +172,7 @@ final class PlayerRun: Sendable {
         case .window: return "window"
         case .discard: return "decoded and discarded"
         case .none: return "none"
+        case .frames: return "frames to a tap"
         }
     }
 

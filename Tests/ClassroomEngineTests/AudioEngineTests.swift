@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 import Testing
 @testable import ClassroomEngine
@@ -28,6 +29,6 @@ struct AudioEngineTests {
         #expect(abs(after - before) <= 0.1)
         let continuity = capture.continuity()
         #expect(continuity.gaps == 0)
-        #expect(continuity.discont == 0)
+        #expect(continuity.discontinuities == 0)
     }
 }

@@ -1,4 +1,5 @@
 import ClassroomAudio
+import ClassroomMeasurement
 import Foundation
 import Testing
 @testable import ClassroomEngine

@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 import Testing
 @testable import ClassroomEngine
@@ -44,11 +45,42 @@ struct LessonPlayerTests {
 
         let continuity = capture.continuity()
         #expect(continuity.gaps == 0)
-        #expect(continuity.discont == 0)
+        #expect(continuity.discontinuities == 0)
         // The lesson's narration and bed were heard: the mix is well above the −40 dBFS RTC tone alone.
         let loudest = stride(from: 0.0, to: 2.0, by: 0.5).map { capture.rms(in: ClockTime.seconds($0)..<ClockTime.seconds($0 + 0.5)) }.max() ?? -.infinity
         print("FIGURE lesson through the mixed stream: loudest 0.5 s window \(loudest) dBFS")
         #expect(loudest > -35)
+    }
+
+    @Test("a video tap gets the frames in gray when they are presented: not before their running time plus the engine's latency")
+    func videoTapAtPresentation() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let clock = try Clock.system()
+        // (clock time when handed over, the frame's running time, its size in bytes, its caps)
+        let frames = Locked<[(ClockTime, ClockTime?, Int, String)]>([])
+        let tap = VideoFrameTap { sample in
+            let now = clock.time
+            frames.withLock { $0.append((now, sample.runningTime, sample.buffer?.size ?? 0, sample.caps?.description ?? "")) }
+        }
+        let lesson = try LessonPlayer(uri: Self.lessonURI, courseware: courseware, video: .frames(tap), videoDelay: engine.outputLatency,
+                                      logger: EngineSupport.logger)
+        try lesson.play()
+        #expect(await waitFor(timeout: .seconds(10)) { frames.withLock { $0.count } >= 30 })
+        lesson.stop()
+        let base = try #require(lesson.pipeline.baseTime)
+        let seen = frames.withLock { $0 }
+        #expect(seen.allSatisfy { $0.3.contains("GRAY8") && $0.2 > 0 })
+        // The frames queued while the pipeline goes to PLAYING (measured: up to its first 0.5 s)
+        // are handed over at once as it starts; from then on each waits for its time.
+        let steady = seen.filter { ($0.1 ?? .zero) >= .seconds(1) }
+        #expect(steady.count >= 5)
+        for (handedAt, runningTime, _, _) in steady {
+            let due = base + (try #require(runningTime)) + engine.outputLatency
+            #expect(handedAt + .milliseconds(1) >= due)
+        }
     }
 
     @Test("a snapshot writes the frame on screen as a PNG of the lesson's size; with no video it says why")

@@ -1,4 +1,5 @@
 import ClassroomAudio
+import ClassroomMeasurement
 import Foundation
 import Testing
 @testable import ClassroomEngine
@@ -12,23 +13,11 @@ struct PulseRouteTests {
     init() throws { try EngineSupport.start() }
 
     @discardableResult
-    static func pactl(_ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw EngineTestFailure("pactl \(arguments.joined(separator: " ")) failed") }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    static func pactl(_ arguments: String...) throws -> String { try PulseAudioControl.pactl(arguments) }
 
     /// Plugs a USB headset (a null sink with a headset's properties); returns the module id.
     static func plugHeadset(_ name: String) throws -> String {
-        try pactl("load-module", "module-null-sink", "sink_name=\(name)",
-                  "sink_properties=\"device.description='USB Headset' device.form_factor=headset device.bus=usb\"")
+        try PulseAudioControl.loadNullSink(name, properties: "device.description='USB Headset' device.form_factor=headset device.bus=usb")
     }
 
     /// The median 200 ms level heard on a sink's monitor over 2 s (what the device plays),
@@ -143,13 +132,13 @@ struct PulseRouteTests {
         #expect(await capture.wait(until: end + .milliseconds(200)))
         capture.stop()
         let continuity = capture.continuity()
-        let clicks = capture.clicks(limit: Int((0.1 * 2 * Double.pi * 500 / 48_000 * 32_768 * 1.5).rounded(.up)))
-        print("FIGURE continuity on PulseAudio, 20 mic cycles (pulsesrc) + \(retargets) retargets: \(continuity.chunks) buffers, \(continuity.gaps) gaps, \(continuity.discont) DISCONT, \(clicks) clicks, \(courseware.droppedPushes - droppedBefore) dropped pushes")
+        let clicks = capture.clicks(limit: ContinuityMeter.clickLimit(sines: [(0.1, 500)]))
+        print("FIGURE continuity on PulseAudio, 20 mic cycles (pulsesrc) + \(retargets) retargets: \(continuity.buffers) buffers, \(continuity.gaps) gaps, \(continuity.discontinuities) DISCONT, \(clicks) clicks, \(courseware.droppedPushes - droppedBefore) dropped pushes")
         #expect(retargets == 5)
         #expect(courseware.droppedPushes == droppedBefore)
 
         #expect(continuity.gaps == 0)
-        #expect(continuity.discont == 0)
+        #expect(continuity.discontinuities == 0)
         #expect(clicks == 0)
         #expect(engine.pipeline.state == .playing)
     }

@@ -1,4 +1,5 @@
 import ClassroomAudio
+import ClassroomMeasurement
 import Foundation
 import Testing
 @testable import ClassroomEngine
@@ -277,7 +278,7 @@ final class Bystander: Sendable {
         let heard = capture.rms(in: now + .milliseconds(100)..<now + .milliseconds(500))
         let continuity = capture.continuity()
         #expect(abs(heard - Self.level) < 0.5, "the teacher at \(heard) dBFS", sourceLocation: sourceLocation)
-        #expect(continuity.gaps == 0 && continuity.discont == 0, "\(continuity)", sourceLocation: sourceLocation)
+        #expect(continuity.gaps == 0 && continuity.discontinuities == 0, "\(continuity)", sourceLocation: sourceLocation)
         #expect(engine.pipeline.state == .playing, sourceLocation: sourceLocation)
         #expect(!hasAlarm(.rtcAudioInterrupted, owner: "rtc-teacher"), sourceLocation: sourceLocation)
     }

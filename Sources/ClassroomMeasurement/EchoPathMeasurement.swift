@@ -1,0 +1,75 @@
+import ClassroomEngine
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// Echo return loss enhancement through the engine (DESIGN §7): speech plays as an RTC feed, and
+/// the "microphone" hears what the output renders, attenuated and `echoDelay` later. A buffer
+/// at running time P plays at P + the output latency, so its echo is captured at
+/// P + latency + echoDelay, and the pushed frame carries that time.
+public enum EchoPathMeasurement {
+    /// ERLE in dB, 10·log10(P_mic / P_uplink), over the 10 ms frames with far-end speech
+    /// (above −50 dBFS) from `settle` after the first one. Runs in real time (about 13 s).
+    public static func erle(processing: VoiceProcessing, echoDelay: ClockTime, gain: Double = 0.5, settle: ClockTime,
+                            configuration: AudioEngine.Configuration = .init(), logger: Logger) async throws -> Double {
+        let engine = try AudioEngine(output: .discard, configuration: configuration, logger: logger)
+        try engine.start()
+        defer { engine.stop() }
+        let rtcFormat = AudioFormat(format: .s16, rate: 48_000, channels: 1)
+        let farEnd = try engine.addRTCInput(id: "rtc-teacher", format: rtcFormat)
+        let energies = FrameEnergies()
+        let uplink = try engine.connectMicrophone(.pushed, processing: processing) { frame in
+            guard let pts = frame.timestamp else { return }
+            energies.recordUplink(pts, frame.samples)
+        }
+        guard let mic = uplink.pushedInput else { throw MeasurementError("the pushed microphone has no input") }
+        let shift = engine.outputLatency + echoDelay
+        let tap = try engine.tapOutput { buffer in
+            guard let pts = buffer.pts else { return }
+            let stereo = buffer.int16Samples()
+            var mono = [Int16](repeating: 0, count: stereo.count / 2)
+            for index in mono.indices { mono[index] = Int16(Double(stereo[index * 2]) * gain) }
+            energies.recordMicrophone(pts + shift, mono)
+            _ = try? mic.push(mono, pts: pts + shift)
+        }
+        let speech = try SpeechSample.farEnd()
+        let pump = try SignalPump("filesrc location=\(speech) ! wavparse", into: farEnd, format: rtcFormat)
+        defer { pump.stop() }
+        // Run through the speech while frames come back.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !pump.finished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try await Task.sleep(for: .milliseconds(400))
+        tap?.remove()
+
+        let micEnergy = energies.microphone.withLock { $0 }
+        let outEnergy = energies.uplink.withLock { $0 }
+        guard let first = micEnergy.keys.min() else { throw MeasurementError("no microphone frames") }
+        var inSum = 0.0, outSum = 0.0, frames = 0
+        for (pts, energy) in micEnergy where pts >= first + settle && energy > 480 * 100 * 100 {   // far end active (> −50 dBFS)
+            guard let out = outEnergy[pts] else { continue }
+            inSum += energy; outSum += out; frames += 1
+        }
+        guard frames > 100 else { throw MeasurementError("only \(frames) frames with far-end speech matched") }
+        return 10 * log10(inSum / max(outSum, 1))
+    }
+}
+
+/// The energy of each 10 ms frame going into the DSP and coming out of it, by running time;
+/// written on streaming threads.
+private final class FrameEnergies: Sendable {
+    let microphone = Mutex<[ClockTime: Double]>([:])
+    let uplink = Mutex<[ClockTime: Double]>([:])
+
+    func recordMicrophone(_ pts: ClockTime, _ samples: [Int16]) {
+        let energy = Self.energy(samples)
+        microphone.withLock { $0[pts] = energy }
+    }
+
+    func recordUplink(_ pts: ClockTime, _ samples: [Int16]) {
+        let energy = Self.energy(samples)
+        uplink.withLock { $0[pts] = energy }
+    }
+
+    static func energy(_ samples: [Int16]) -> Double { samples.reduce(0.0) { $0 + Double($1) * Double($1) } }
+}

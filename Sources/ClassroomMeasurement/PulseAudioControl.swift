@@ -1,0 +1,39 @@
+import Foundation
+
+/// Plugs and unplugs virtual devices on the PulseAudio server in the environment
+/// (scripts/with-pulseaudio.sh starts a private one) with pactl.
+public enum PulseAudioControl {
+    /// Runs pactl with `arguments` and returns what it printed; throws when it fails.
+    @discardableResult
+    public static func pactl(_ arguments: String...) throws -> String { try pactl(arguments) }
+
+    /// Runs pactl with `arguments` and returns what it printed; throws when it fails.
+    @discardableResult
+    public static func pactl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw MeasurementError("pactl \(arguments.joined(separator: " ")) failed (is a PulseAudio server running? scripts/with-pulseaudio.sh starts one)")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Loads a null sink called `name` (its monitor is `name.monitor`); returns the module id.
+    public static func loadNullSink(_ name: String, properties: String? = nil) throws -> String {
+        var arguments = ["load-module", "module-null-sink", "sink_name=\(name)"]
+        if let properties { arguments.append("sink_properties=\"\(properties)\"") }
+        return try pactl(arguments)
+    }
+
+    /// Unloads a module; errors are ignored (the server may be gone already).
+    public static func unload(_ module: String) { _ = try? pactl("unload-module", module) }
+
+    /// True when a server answers.
+    public static var isAvailable: Bool { (try? pactl("info")) != nil }
+}

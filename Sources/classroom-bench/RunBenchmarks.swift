@@ -1,0 +1,102 @@
+import ArgumentParser
+import ClassroomMeasurement
+import Foundation
+import GStreamer
+import Logging
+
+/// Runs every measurement of DESIGN §7 and writes the report.
+struct RunBenchmarks: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Runs every measurement and writes the report (the default).")
+
+    @Flag(help: "Development run: a 60 s long run and fewer repetitions. The report says so.")
+    var quick = false
+
+    @Option(help: "Seconds of the long real-time run (RSS growth); default 600, or 60 with --quick.")
+    var soakSeconds: Int?
+
+    @Option(help: "Where BENCHMARKS.md and benchmarks.json go.")
+    var output = "docs"
+
+    @Option(help: "The repository root (pipelines/ is read from there).")
+    var root = "."
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let logger = Logger(label: "classroom-bench")
+        let started = Date()
+        let startedAt = ProcessMeters.monotonicNanoseconds()
+        guard FileManager.default.changeCurrentDirectoryPath(root) else { throw BenchError("no directory \(root)") }
+        try GStreamer.initialize()
+        guard PulseAudioControl.isAvailable else {
+            throw BenchError("no PulseAudio server answers: run under scripts/with-pulseaudio.sh (make bench does)")
+        }
+        let plan = BenchmarkPlan(quick: quick, soakSeconds: soakSeconds ?? (quick ? 60 : 600))
+        let executable = try Self.executablePath()
+        progress("long run: \(plan.soakSeconds) s in a child process, with the mic cycles and sink retargets first")
+        let soak = try SoakRun(executable: executable, plan: plan)
+
+        progress("media level across mic-connect")
+        let level = await MediaLevelMeasurement.rows(runs: plan.levelRuns, logger: logger)
+        progress("switch latency through the session controller")
+        let latency = await SwitchLatencyMeasurement.rows(runs: plan.latencyRuns, logger: logger)
+        progress("A/V sync on a beep-and-flash lesson")
+        let sync = await AVSyncMeasurement.rows(logger: logger)
+        progress("ERLE: engine voice and raw profiles, PulseAudio module-echo-cancel")
+        let echo = await EchoComparison.rows(delays: [10, 30, 50], pulseRuns: plan.pulseEchoRuns, logger: logger)
+        progress("waiting for the long run to finish its cycles before the CPU-heavy children")
+        await soak.waitForCycles()
+        progress("CPU per audio second, engine vs gst-launch-1.0")
+        let cost = await ProcessingCost.rows(executable: executable, runs: plan.costRuns)
+        progress("RTC inputs mixed on one core")
+        let mixing = await RealTimeMixing.rows(executable: executable, inputs: [1, 8, 32], runs: plan.mixRuns)
+        progress("startup to first audio out")
+        let startup = await StartupMeasurement.rows(executable: executable, runs: plan.startupRuns)
+        progress("waiting for the long run")
+        let long = await soak.rows(voiceBaselineRSSKiB: cost.gstVoicePeakRSSKiB)
+
+        let rows = level + long.continuity + latency + echo + sync + cost.rows + mixing + startup + long.memory
+        let wall = Double(ProcessMeters.monotonicNanoseconds() - startedAt) / 1e9
+        let info = ReportWriter.RunInfo(started: started, wallSeconds: wall, quick: quick, soakSeconds: plan.soakSeconds,
+                                        machine: Self.machine(), gstreamer: GStreamer.version.description)
+        try ReportWriter(directory: URL(fileURLWithPath: output)).write(rows: rows, info: info)
+        print(ReportWriter.table(rows))
+        print("\nwrote \(output)/BENCHMARKS.md and \(output)/benchmarks.json in \(Int(wall)) s")
+    }
+
+    private func progress(_ text: String) {
+        FileHandle.standardError.write(Data("classroom-bench: \(text)\n".utf8))
+    }
+
+    /// This executable, for starting workers.
+    static func executablePath() throws -> String {
+        let path = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        return path
+    }
+
+    /// "N cores, <CPU model>, Linux <release>".
+    static func machine() -> String {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?
+            .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+        let release = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        return "\(ProcessInfo.processInfo.activeProcessorCount) cores (\(model)), Linux \(release)"
+    }
+}
+
+/// How many times each measure runs.
+struct BenchmarkPlan: Sendable {
+    let quick: Bool
+    let soakSeconds: Int
+    var levelRuns: Int { quick ? 2 : 5 }
+    var latencyRuns: Int { quick ? 10 : 20 }
+    var costRuns: Int { quick ? 1 : 3 }
+    var mixRuns: Int { quick ? 1 : 3 }
+    var startupRuns: Int { quick ? 3 : 5 }
+    var pulseEchoRuns: Int { quick ? 1 : 3 }
+    let cycles = 100
+    let retargets = 20
+}
