@@ -7,13 +7,15 @@
 #   make bench   installs what is missing, builds classroom-bench in release mode, runs every
 #                measurement of DESIGN §7 (about 11 minutes) and writes docs/BENCHMARKS.md and
 #                docs/benchmarks.json
+#   make soak    an hour of class in real time (lesson and live feed looping, 200 mic switches):
+#                output continuity and memory, written to docs/SOAK.md
 #
 # Swift comes from /opt/swift when it is not on PATH.
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-swift test-leaks test-session-standalone bench clean
+.PHONY: setup build demo test test-swift test-leaks test-session-standalone bench soak clean
 
 setup:
 	@bash scripts/setup.sh
@@ -55,6 +57,13 @@ test-swift:
 # Every measurement of DESIGN §7 in one run, against a private PulseAudio server (sink retargets,
 # module-echo-cancel); regenerates docs/. Not part of `make test`, but `make test` builds it.
 # BENCH_FLAGS=--quick shortens the 10-minute run for development.
+# An hour of class (lesson and live feed looping, 200 mic switches) in real time; writes
+# docs/SOAK.md. Not part of `make test`, which runs the same suite for 2 minutes.
+soak: setup
+	$(SWIFT) build --scratch-path $(SCRATCH) --build-tests
+	CLASSROOM_AUDIO_SOAK_SECONDS=3600 CLASSROOM_AUDIO_SOAK_MIC_SWITCHES=200 CLASSROOM_AUDIO_SOAK_REPORT=docs/SOAK.md \
+		$(SWIFT) test --scratch-path $(SCRATCH) --skip-build --filter ClassSoakTests
+
 bench: setup
 	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-bench
 	bash scripts/with-pulseaudio.sh $(SCRATCH)/release/classroom-bench run --output docs $(BENCH_FLAGS)
