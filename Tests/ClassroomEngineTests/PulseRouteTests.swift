@@ -43,19 +43,9 @@ struct PulseRouteTests {
     @Test("a headset plugged in takes the output, unplugging it returns to the speaker and pauses the lesson, an override to speaker holds — without restarting the pipeline")
     func headsetRoutes() async throws {
         let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
-        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.pushed), logger: EngineSupport.logger)
-        let events = Locked<[SessionEvent]>([])
-        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
-        try controller.start()
-        defer { controller.stop(); observation.cancel() }
-        let pipelineStates = Locked<[State]>([])
-        let watch = controller.engine.pipeline.bus.subscribe { message in
-            if message.isFrom(controller.engine.pipeline), case .stateChanged(_, let new, _) = message.view { pipelineStates.withLock { $0.append(new) } }
-        }
-        defer { watch.cancel() }
-        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
-        defer { pump.stop() }
+        let rig = try RouteRig(microphone: .fixed(.pushed))
+        defer { rig.stop() }
+        let (controller, events, pipelineStates) = (rig.controller, rig.events, rig.pipelineStates)
         let lesson = try controller.session.lease(.playback, owner: "courseware")
         try await waitFor("the speaker route") { controller.engine.currentOutputDevice == "speaker" }
         #expect(controller.engine.pipeline.currentState(waitingUpTo: .seconds(5)).current == .playing)
@@ -180,14 +170,9 @@ struct PulseRouteTests {
     @Test("the sound server killed and restarted: media services lost, then reset within 3 s, and the same pipeline plays on the new server with the microphone back")
     func soundServerRestart() async throws {
         let start = try #require(ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE_START"], "scripts/with-pulseaudio.sh sets it")
-        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.pushed), logger: EngineSupport.logger)
-        let events = Locked<[SessionEvent]>([])
-        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
-        try controller.start()
-        defer { controller.stop(); observation.cancel() }
-        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
-        defer { pump.stop() }
+        let rig = try RouteRig(microphone: .fixed(.pushed))
+        defer { rig.stop() }
+        let (controller, events) = (rig.controller, rig.events)
         let lesson = try controller.session.lease(.playback, owner: "courseware")
         try controller.connectMicrophone()
         try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
@@ -243,19 +228,9 @@ struct PulseRouteTests {
 
         var a2dp = try plug("a2dp_sink")
         defer { unplug(a2dp) }
-        let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
-        let events = Locked<[SessionEvent]>([])
-        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
-        try controller.start()
-        defer { controller.stop(); observation.cancel() }
-        let pipelineStates = Locked<[State]>([])
-        let watch = controller.engine.pipeline.bus.subscribe { message in
-            if message.isFrom(controller.engine.pipeline), case .stateChanged(_, let new, _) = message.view { pipelineStates.withLock { $0.append(new) } }
-        }
-        defer { watch.cancel() }
-        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
-        defer { pump.stop() }
+        let rig = try RouteRig(microphone: .route)
+        defer { rig.stop() }
+        let (controller, events, pipelineStates) = (rig.controller, rig.events, rig.pipelineStates)
         let lesson = try controller.session.lease(.playback, owner: "courseware")
         try await waitFor("the stream on the A2DP headset") { controller.engine.currentOutputDevice == a2dpSink }
         #expect(controller.session.currentRoute.output?.port == .bluetoothA2DP)
@@ -289,17 +264,9 @@ struct PulseRouteTests {
     func outputRemovedFallsBack() async throws {
         let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
         let module = try Self.plugHeadset(headset)
-        let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
-        try controller.start()
-        defer { controller.stop() }
-        let pipelineStates = Locked<[State]>([])
-        let watch = controller.engine.pipeline.bus.subscribe { message in
-            if message.isFrom(controller.engine.pipeline), case .stateChanged(_, let new, _) = message.view { pipelineStates.withLock { $0.append(new) } }
-        }
-        defer { watch.cancel() }
-        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
-        defer { pump.stop() }
+        let rig = try RouteRig(microphone: .route)
+        defer { rig.stop() }
+        let (controller, pipelineStates) = (rig.controller, rig.pipelineStates)
         let lesson = try controller.session.lease(.playback, owner: "courseware")
         try await waitFor("the stream on the headset") { controller.engine.currentOutputDevice == headset }
 
@@ -357,14 +324,9 @@ struct PulseRouteTests {
         let headsetMic = "headset_mic_\(tag)"
         let headsetModule = try Self.pactl("load-module", "module-remap-source", "master=room_\(tag).monitor", "source_name=\(headsetMic)",
                                            "source_properties=\"device.description='USB Headset Mic' device.form_factor=headset device.bus=usb device.class=sound\"")
-        let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
-        let events = Locked<[SessionEvent]>([])
-        let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
-        try controller.start()
-        defer { controller.stop(); observation.cancel() }
-        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
-        defer { pump.stop() }
+        let rig = try RouteRig(microphone: .route)
+        defer { rig.stop() }
+        let (controller, events) = (rig.controller, rig.events)
         try await waitFor("the headset mic known") { controller.session.state.devices.contains { $0.id == headsetMic } }
         try controller.connectMicrophone()
         try await waitFor("the uplink on the headset mic") { controller.engine.uplink?.source == .device(headsetMic) }
@@ -383,6 +345,37 @@ struct PulseRouteTests {
         try pactl("list", "short", "modules").split(separator: "\n")
             .first { $0.contains("module-null-sink") && $0.contains("sink_name=\(sink) ") || $0.hasSuffix("sink_name=\(sink)") }
             .map { String($0.split(separator: "\t").first ?? "") }
+    }
+
+    /// A session controller on the sound server with a −23 dBFS courseware tone, started, with its
+    /// session events and every state its engine pipeline goes through recorded.
+    final class RouteRig {
+        let controller: SessionController
+        let events = Locked<[SessionEvent]>([])
+        let pipelineStates = Locked<[State]>([])
+        private let observation: SessionObservation
+        private let watch: BusSubscription
+        private let pump: SignalPump
+
+        init(microphone: SessionController.MicrophonePolicy) throws {
+            let controller = try SessionController(output: .soundServer(device: nil), microphone: microphone, logger: EngineSupport.logger)
+            let (events, states) = (events, pipelineStates)
+            observation = controller.session.observe { event in events.withLock { $0.append(event) } }
+            try controller.start()
+            watch = controller.engine.pipeline.bus.subscribe { message in
+                if message.isFrom(controller.engine.pipeline), case .stateChanged(_, let new, _) = message.view { states.withLock { $0.append(new) } }
+            }
+            let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+            pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+            self.controller = controller
+        }
+
+        func stop() {
+            pump.stop()
+            watch.cancel()
+            controller.stop()
+            observation.cancel()
+        }
     }
 
     /// Runs a program and waits for it; throws when it fails.
