@@ -21,6 +21,7 @@ final class GraphMonitors: Sendable {
 
     private struct Levels: Sendable {
         var latest: [String: Double] = [:]      // meter → loudest channel RMS (dBFS)
+        var latestAt: [String: ClockTime] = [:] // meter → running time of that window
         var raised: Set<String> = []            // "code/owner"
         var lowMicSince: UInt64?
         var suppressedSince: UInt64?
@@ -38,14 +39,28 @@ final class GraphMonitors: Sendable {
         set { levels.withLock { $0.expectedCoursewareGain = newValue } }
     }
 
-    /// Records a level window from `meter`.
-    func record(meter: String, rms: [Double]) {
+    /// Records a level window from `meter`, which ended at `runningTime`.
+    func record(meter: String, rms: [Double], runningTime: ClockTime? = nil) {
         guard let loudest = rms.max() else { return }
-        levels.withLock { $0.latest[meter] = loudest }
+        levels.withLock { state in
+            state.latest[meter] = loudest
+            state.latestAt[meter] = runningTime
+        }
     }
+
+    /// How far apart in running time two meters' latest windows may be and still be compared:
+    /// while the output is held up (a new PulseAudio stream stalls about a second), the output
+    /// meter's latest window is old silence and the courseware's is new audio.
+    static let comparableWithin = ClockTime.milliseconds(250)
 
     /// The latest level of `meter`.
     func level(_ meter: String) -> Double? { levels.withLock { $0.latest[meter] } }
+
+    /// Whether two windows are close enough in running time to compare (unknown times are).
+    static func comparable(_ a: ClockTime?, _ b: ClockTime?) -> Bool {
+        guard let a, let b else { return true }
+        return (a > b ? a - b : b - a) <= comparableWithin
+    }
 
     /// Looks at everything once; returns the alarms to raise or clear now.
     func check(inputs: [AudioInput], uplinkActive: Bool, now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> [Finding] {
@@ -93,7 +108,8 @@ final class GraphMonitors: Sendable {
             var context: [String: String] = [:]
             if let courseware = inputs.first(where: { $0.kind == .courseware }),
                let input = state.latest["\(courseware.id)-level"], input > settings.suppressionFloor,
-               let output = state.latest[EngineGraph.outputLevel] {
+               let output = state.latest[EngineGraph.outputLevel],
+               Self.comparable(state.latestAt["\(courseware.id)-level"], state.latestAt[EngineGraph.outputLevel]) {
                 let expected = input + 20 * log10(max(state.expectedCoursewareGain * courseware.volume, 1e-6))
                 suppressed = output < expected - settings.suppressionMargin
                 context = ["courseware_db": "\(input)", "output_db": "\(output)", "expected_db": "\(expected)"]

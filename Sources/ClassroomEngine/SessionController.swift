@@ -306,8 +306,8 @@ public final class SessionController: Sendable {
             }
         case .outputLost(let why):
             queue.async { [self] in outputLost(why) }
-        case .level(let meter, let rms, _, _):
-            monitors.record(meter: meter, rms: rms)
+        case .level(let meter, let rms, _, let runningTime):
+            monitors.record(meter: meter, rms: rms, runningTime: runningTime)
         case .error(let element, let message, _):
             logger.error("engine error in \(element): \(message)")
         case .warning:
