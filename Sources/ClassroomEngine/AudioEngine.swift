@@ -180,11 +180,7 @@ public final class AudioEngine: Sendable {
         guard isRunning else { throw .notRunning }
         disconnectMicrophone()
         state.withLock { $0.discardingStaleOutputErrors = true }
-        outputClosing.withLock { $0 = true }
-        outputSink.isStateLocked = true
-        _ = try? outputSink.setState(.null)
-        _ = try? pipeline.setState(.null)
-        outputSink.isStateLocked = false
+        tearDown()
         outputClosing.withLock { $0 = false }
         outputBuffers.withLock { $0 = 0 }
     }
@@ -217,16 +213,23 @@ public final class AudioEngine: Sendable {
             return state.running
         }
         if wasRunning, case .wavFile = output { finalizeOutput() }
-        // The output sink goes first: on the way down it holds the mixer in preroll, and a new
-        // input's allocation query waits on the mixer, which deadlocked a teardown (seen twice
-        // in 16 test runs, stacks: appsrc in peer query, mixer in basesink preroll, the state
-        // change waiting for the appsrc's task).
+        tearDown()
+        busSubscription.withLock { $0?.cancel(); $0 = nil }
+    }
+
+    /// Sets the pipeline to NULL, output sink first, with upstream queries failing at the sink's pad
+    /// (they stay failing until `start()`, or until `suspend()` is done).
+    ///
+    /// The output sink goes first: on the way down it holds the mixer in preroll, and a new
+    /// input's allocation query waits on the mixer, which deadlocked a teardown (seen twice
+    /// in 16 test runs, stacks: appsrc in peer query, mixer in basesink preroll, the state
+    /// change waiting for the appsrc's task).
+    private func tearDown() {
         outputClosing.withLock { $0 = true }
         outputSink.isStateLocked = true
         _ = try? outputSink.setState(.null)
         _ = try? pipeline.setState(.null)
         outputSink.isStateLocked = false
-        busSubscription.withLock { $0?.cancel(); $0 = nil }
     }
 
     /// True between `start()` and `stop()`.
@@ -556,10 +559,7 @@ public final class AudioEngine: Sendable {
 
     deinit {
         busSubscription.withLock { $0?.cancel() }
-        outputClosing.withLock { $0 = true }
-        outputSink.isStateLocked = true
-        _ = try? outputSink.setState(.null)
-        _ = try? pipeline.setState(.null)
+        tearDown()
     }
 }
 

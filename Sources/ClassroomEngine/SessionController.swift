@@ -459,8 +459,7 @@ public final class SessionController: Sendable {
                 logger.warning("an output device is back, but the output does not play yet: \(error)")
                 return
             }
-            state.withLock { $0.outputLostAt = nil }
-            logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9))"])
+            recovered(lostAt: lostAt)
             _ = session.endInterruption(.deviceLost, shouldResume: true)
             return
         }
@@ -475,10 +474,15 @@ public final class SessionController: Sendable {
             logger.warning("the sound server answers again, but the output does not play yet: \(error)")
             return
         }
+        recovered(lostAt: lostAt)
+        session.mediaServicesWereReset()
+    }
+
+    /// The output plays again: the loss is over.
+    private func recovered(lostAt: UInt64) {
         state.withLock { $0.outputLostAt = nil }
         let outage = Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9
         logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", outage))"])
-        session.mediaServicesWereReset()
     }
 
     // MARK: Alarms
