@@ -26,15 +26,25 @@ public final class AudioEngine: Sendable {
         public var mediaRole: String = "video"
         /// The interval of the output and microphone level meters.
         public var levelInterval: ClockTime = .milliseconds(100)
-        /// How much earlier than its capture timestamp the DSP treats each microphone frame.
+        /// The shortest echo path the canceller is set up for: how much earlier than its capture
+        /// timestamp the DSP treats each microphone frame.
         ///
-        /// The echo probe hands the DSP the far end that plays at the frame's running time plus
-        /// the probe's upstream latency (mixer latency + one 10 ms block), i.e. audio that has not
-        /// been played yet when the frame was captured, and the canceller cannot use it. Moving the
-        /// frame that much earlier lines the reference up with what was actually playing. Measured
-        /// with a 50 ms echo path: 0.2 dB of echo removed without it, 54 dB with it. Nil: the
-        /// probe's upstream latency, i.e. `mixerLatency` + one 10 ms block.
-        public var echoPathCompensation: ClockTime?
+        /// The echo path is the time from a sample being played (running time + output latency)
+        /// to its echo being captured: speaker-to-mic distance plus whatever the devices' latency
+        /// reports leave out. The canceller only removes echo whose path lies from about 3 ms
+        /// below this value to about 45 ms above it. Measured through the engine (ERLE, speech,
+        /// −6 dB echo) with 8 ms: 7.5 dB at 3 ms, 60 dB from 5 to 50 ms, 50 dB at 53 ms; with
+        /// 50 ms: only paths of 45–90 ms. Set it from the kiosk's measured echo path when that
+        /// is outside 5–53 ms.
+        public var echoPathCompensation: ClockTime = .milliseconds(8)
+        /// How long after its capture time a microphone frame waits before the DSP processes it.
+        ///
+        /// webrtcdsp takes the far end for a frame from the echo probe when it processes the frame;
+        /// a frame processed as soon as it is captured finds the probe without the far end it
+        /// needs yet, and nothing is cancelled (measured: −9 dB "ERLE" at any echo path). The wait
+        /// plus `echoPathCompensation` must be at least about 55 ms (measured: 35 ms fails, 58 ms
+        /// works). Nil: 60 ms minus `echoPathCompensation`. It delays the uplink by as much.
+        public var echoReferenceWait: ClockTime?
         /// Defaults.
         public init() {}
     }
@@ -242,8 +252,11 @@ public final class AudioEngine: Sendable {
     public var outputLatency: ClockTime { configuration.pipelineLatency }
 
     /// How much earlier the DSP treats microphone frames (see `Configuration.echoPathCompensation`).
-    public var echoPathCompensation: ClockTime {
-        configuration.echoPathCompensation ?? configuration.mixerLatency + EngineGraph.frameDuration
+    public var echoPathCompensation: ClockTime { configuration.echoPathCompensation }
+
+    /// How long a microphone frame waits before it is processed (see `Configuration.echoReferenceWait`).
+    public var echoReferenceWait: ClockTime {
+        configuration.echoReferenceWait ?? .milliseconds(60) - configuration.echoPathCompensation
     }
 
     /// Calls `handler` with every engine event; keep the token.
@@ -464,9 +477,9 @@ public final class AudioEngine: Sendable {
             pushed = app
             head = [app]
         }
-        // A device paces itself; files and pushed samples are played at their running time.
-        var paced: [Element] = []
-        if case .device = source {} else { paced = [try ElementFactory.make("clocksync", name: "mic-pace")] }
+        // Every frame is processed `echoReferenceWait` after its capture time, when the echo probe
+        // holds the far end it needs; files and pushed samples are also played in real time by it.
+        let paced = [try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds))])]
         let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: ["output-buffer-duration": .string("1/100")])
         let dsp = try ElementFactory.make("webrtcdsp", name: EngineGraph.voiceDSP, properties: ["probe": .string(probeName)])
         try processing.apply(to: dsp)
