@@ -46,13 +46,13 @@ PULSE_SUITES = DeviceMonitorTests|PulseRouteTests
 
 test-swift:
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
-		SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --skip 'ClassroomEngineTests|ClassroomPlayerTests|$(PULSE_SUITES)'
+		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --skip 'ClassroomEngineTests|ClassroomPlayerTests|$(PULSE_SUITES)'
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
-		SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassroomEngineTests --skip '$(PULSE_SUITES)' --no-parallel
+		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassroomEngineTests --skip '$(PULSE_SUITES)' --no-parallel
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
-		SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter '$(PULSE_SUITES)' --no-parallel
+		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter '$(PULSE_SUITES)' --no-parallel
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
-		SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassroomPlayerTests --no-parallel
+		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassroomPlayerTests --no-parallel
 
 # Every measurement of DESIGN §7 in one run, against a private PulseAudio server (sink retargets,
 # module-echo-cancel); regenerates docs/. Not part of `make test`, but `make test` builds it.
@@ -62,7 +62,7 @@ test-swift:
 soak: setup
 	$(SWIFT) build --scratch-path $(SCRATCH) --build-tests
 	CLASSROOM_AUDIO_SOAK_SECONDS=3600 CLASSROOM_AUDIO_SOAK_MIC_SWITCHES=200 CLASSROOM_AUDIO_SOAK_REPORT=docs/SOAK.md \
-		SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassSoakTests
+		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassSoakTests
 
 bench: setup
 	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-bench
