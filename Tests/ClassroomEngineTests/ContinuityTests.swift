@@ -42,25 +42,23 @@ struct ContinuityTests {
 
     @Test("the click detector finds a real discontinuity")
     func clickDetectorCanFail() async throws {
-        // Guard against a detector that cannot fail: a gap in the pushed sine must show up.
+        // Guard against a detector that cannot fail: a step in the mix must show up. The step is
+        // 10 ms of a constant −20 dBFS on a second input, on top of a −20 dBFS sine: 3277 at each
+        // edge against the sine's 214 per sample. (Stopping the sine's feed was used before; its
+        // last buffer ends on a zero crossing every other time, so that version could miss.)
         let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
         try engine.start()
         defer { engine.stop() }
         let input = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
-        // At 425 Hz every 10 ms buffer ends a quarter into a cycle, at the sine's peak: when the
-        // feed stops, the mix jumps from the peak to silence.
-        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=425 volume=0.1 samplesperbuffer=480", into: input, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: input, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
         #expect(await OutputWarmUp.settle(engine))
         let capture = try OutputCapture(engine)
-        // Stop only once the sine is really coming out.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let last = capture.all.last?.pts, capture.rms(in: last - .milliseconds(100)..<last + .milliseconds(10)) > -30 { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        pump.stop()
-        let stoppedAt = try #require(engine.runningTime)
-        #expect(await capture.wait(until: stoppedAt + engine.outputLatency + engine.configuration.inputQueue + .milliseconds(200)))
+        #expect(await capture.wait(until: (engine.runningTime ?? .zero) + .milliseconds(300)))
+        let jolt = try engine.addRTCInput(id: "rtc-jolt", format: EngineGraph.outputFormat)
+        _ = try jolt.push([Int16](repeating: 3277, count: 960))
+        let pushedAt = try #require(engine.runningTime)
+        #expect(await capture.wait(until: pushedAt + engine.outputLatency + engine.configuration.inputQueue + .milliseconds(200)))
         capture.stop()
         #expect(capture.clicks(limit: Self.sineSlopeLimit) > 0)
     }
