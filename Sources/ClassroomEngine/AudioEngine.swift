@@ -152,7 +152,7 @@ public final class AudioEngine: Sendable {
     /// Starts the graph. With a sound-server output, fails when no server answers.
     public func start() throws(EngineError) {
         outputClosing.withLock { $0 = false }
-        let firstError = FirstBusError()
+        let firstError = FirstFailure<(GLibError, String?)>()
         let subscription = pipeline.bus.subscribe { [weak self] message in
             firstError.record(message)
             self?.handle(message)
@@ -170,7 +170,7 @@ public final class AudioEngine: Sendable {
 
     /// Sets the pipeline to PLAYING and waits (bounded) until it plays; on failure the pipeline is
     /// back in NULL and the error names the bus's reason.
-    private func goPlaying(reporting firstError: FirstBusError) throws(EngineError) {
+    private func goPlaying(reporting firstError: FirstFailure<(GLibError, String?)>) throws(EngineError) {
         do {
             // Waits (bounded) until it really plays: tearing a pipeline down while it is still on
             // its way up, with inputs already pushing, deadlocked once in a full parallel test run.
@@ -208,7 +208,7 @@ public final class AudioEngine: Sendable {
         // Running time starts again from zero: the volume ramps' timelines restart with it.
         master.hold()
         for input in inputs { input.duck?.hold() }
-        let firstError = FirstBusError()
+        let firstError = FirstFailure<(GLibError, String?)>()
         let watch = pipeline.bus.subscribe { message in firstError.record(message) }
         defer { watch.cancel() }
         try goPlaying(reporting: firstError)
@@ -477,9 +477,6 @@ public final class AudioEngine: Sendable {
             pushed = app
             head = [app]
         }
-        // Every frame is processed `echoReferenceWait` after its capture time, when the echo probe
-        // holds the far end it needs; files and pushed samples are also played in real time by it.
-        let paced = [try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds))])]
         let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: ["output-buffer-duration": .string("1/100")])
         let dsp = try ElementFactory.make("webrtcdsp", name: EngineGraph.voiceDSP, properties: ["probe": .string(probeName)])
         try processing.apply(to: dsp)
@@ -493,7 +490,9 @@ public final class AudioEngine: Sendable {
             try ElementFactory.make("audioconvert", name: "mic-convert"),
             try ElementFactory.make("audioresample", name: "mic-resample"),
             try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
-        ] + paced + [
+            // Every frame is processed `echoReferenceWait` after its capture time, when the echo
+            // probe holds the far end it needs; files and pushed samples are also played in real time by it.
+            try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds))]),
             split, dsp,
             try ElementFactory.make("level", name: EngineGraph.micLevel, properties: ["interval": .time(configuration.levelInterval)]),
             mute, sink,
@@ -573,28 +572,6 @@ public final class AudioEngine: Sendable {
     deinit {
         busSubscription.withLock { $0?.cancel() }
         tearDown()
-    }
-}
-
-/// The first error a bus reports while a pipeline goes up: the reason given when it does not.
-private final class FirstBusError: Sendable {
-    private let first = Mutex<(GLibError, String?)?>(nil)
-    private let arrived = DispatchSemaphore(value: 0)
-
-    /// Keeps `message` when it is the first error.
-    func record(_ message: Message) {
-        guard case .error(let error, let debug) = message.view else { return }
-        let isFirst = first.withLock { current in
-            defer { if current == nil { current = (error, debug) } }
-            return current == nil
-        }
-        if isFirst { arrived.signal() }
-    }
-
-    /// The first error, waiting up to `timeout` for one to arrive.
-    func wait(upTo timeout: DispatchTimeInterval) -> (GLibError, String?)? {
-        _ = arrived.wait(timeout: .now() + timeout)
-        return first.withLock { $0 }
     }
 }
 

@@ -42,10 +42,9 @@ public final class LessonPlayer: Sendable {
     private let logger: Logger
     private let handlers = Locked<[UInt64: @Sendable (Event) -> Void]>([:])
     private let tokens = Locked<[any AnyObject & Sendable]>([])
-    private let lastFailure = Locked<(problem: LessonProblem, detail: String)?>(nil)
+    private let firstFailure = FirstFailure<(problem: LessonProblem, detail: String)>()
     /// decodebin's "No decoder available for type …" warning, which names the codec its error does not.
     private let missingDecoder = Locked<String?>(nil)
-    private let failed = DispatchSemaphore(value: 0)
 
     /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
     /// pictures and sound stay together.
@@ -88,7 +87,7 @@ public final class LessonPlayer: Sendable {
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))
         } catch {
             // The reason (file not found, no decoder …) is on the bus; give it a moment to arrive.
-            _ = failed.wait(timeout: .now() + .milliseconds(500))
+            _ = firstFailure.wait(upTo: .milliseconds(500))
             _ = try? pipeline.setState(.null)
             throw failureError ?? .lessonUnplayable(.other, detail: error.description)
         }
@@ -97,7 +96,7 @@ public final class LessonPlayer: Sendable {
 
     /// The first failure as an error; a missing decoder names the codec (decodebin says it in a warning).
     private var failureError: EngineError? {
-        guard let failure = lastFailure.withLock({ $0 }) else { return nil }
+        guard let failure = firstFailure.current else { return nil }
         var detail = failure.detail
         if failure.problem == .noDecoder, let codec = missingDecoder.withLock({ $0 }) { detail += " (\(codec))" }
         return .lessonUnplayable(failure.problem, detail: detail)
@@ -169,7 +168,7 @@ public final class LessonPlayer: Sendable {
             let problem = LessonProblem.classify(error)
             // Resource errors ("Resource not found.") do not say which: name the lesson.
             let text = "\(error.message) [\(message.source ?? "lesson") on \(uri)]"
-            if lastFailure.withLock({ current in defer { current = current ?? (problem, text) }; return current == nil }) { failed.signal() }
+            firstFailure.record((problem, text))
             logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")", "problem": "\(problem.rawValue)"])
             event = .failed(text)
         default:
