@@ -37,8 +37,7 @@ public final class AudioInput: Sendable {
 
     let source: AppSource
     let clock: @Sendable () -> ClockTime?
-    private let timeline = Locked<ClockTime?>(nil)
-    private let resyncs = Atomic<Int>(0)
+    private let timeline = PushTimeline(tolerance: AudioInput.jitterTolerance)
     /// How far a push may arrive from where the previous one ended and still continue it.
     static let jitterTolerance = ClockTime.milliseconds(40)
     let elements: [Element]
@@ -90,30 +89,14 @@ public final class AudioInput: Sendable {
     /// jitter tolerance): the mixer would drop or overlap it, and the caller would never know.
     private func checked(_ pts: ClockTime, samples: Int) throws(EngineError) -> ClockTime {
         let duration = ClockTime.frames(samples / max(1, format.channels), rate: format.rate)
-        let overlap = timeline.withLock { next -> ClockTime? in
-            if let expected = next, pts + Self.jitterTolerance < expected { return expected - pts }
-            next = pts + duration
-            return nil
-        }
-        if let overlap { throw .timestampWentBackwards(input: id, by: overlap) }
+        if let overlap = timeline.place(pts, duration: duration) { throw .timestampWentBackwards(input: id, by: overlap) }
         return pts
     }
 
     /// A contiguous timestamp for a push of `samples` arriving now.
     private func stamp(samples: Int) -> ClockTime? {
         guard let now = clock(), format.channels > 0, samples % format.channels == 0 else { return nil }
-        let duration = ClockTime.frames(samples / format.channels, rate: format.rate)
-        return timeline.withLock { next in
-            let pts: ClockTime
-            if let expected = next, (expected > now ? expected - now : now - expected) <= Self.jitterTolerance {
-                pts = expected
-            } else {
-                if next != nil { resyncs.add(1, ordering: .relaxed) }
-                pts = now
-            }
-            next = pts + duration
-            return pts
-        }
+        return timeline.stamp(now: now, duration: ClockTime.frames(samples / format.channels, rate: format.rate))
     }
 
     /// The input's own volume, 0…10 (the mixer pad's `volume`); independent of ducking and the master volume.
@@ -126,7 +109,7 @@ public final class AudioInput: Sendable {
 
     /// How many times the feed arrived too far from where it left off and was re-anchored to the
     /// running time (a pause, or jitter beyond 40 ms): each is a break in the mixed audio.
-    public var timelineResyncs: Int { resyncs.load(ordering: .relaxed) }
+    public var timelineResyncs: Int { timeline.resyncCount }
 
     /// How many pushes dropped older audio because the queue was full.
     public var droppedPushes: Int { dropped.load(ordering: .relaxed) }

@@ -28,6 +28,12 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case notRunning
     /// The output could not be finalised (a WAV file may be incomplete).
     case outputNotFinalized(String)
+    /// An RTP destination or source that cannot be used (`what` as the user wrote it).
+    case badEndpoint(String, reason: String)
+    /// A session description (SDP) that cannot be played.
+    case badSessionDescription(path: String, reason: String)
+    /// An uplink could not be started or written.
+    case uplinkFailed(String)
 
     public var description: String {
         switch self {
@@ -57,6 +63,12 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
             return "The audio engine is not running; start it first."
         case .outputNotFinalized(let why):
             return "The output was not finalised: \(why)."
+        case .badEndpoint(let what, let reason):
+            return "'\(what)' cannot be used: \(reason)."
+        case .badSessionDescription(let path, let reason):
+            return "The session description '\(path)' cannot be played: \(reason)."
+        case .uplinkFailed(let why):
+            return "The uplink failed: \(why)."
         }
     }
 }

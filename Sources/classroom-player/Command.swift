@@ -11,6 +11,8 @@ enum Command: Sendable, Equatable {
     case route(override: PortOverride)
     case lease(owner: String, need: AudioRequirement)
     case release(owner: String)
+    /// Add a peer from a feed (with an id, or the next live-N), or remove one.
+    case peer(add: String?, id: String?, remove: String?)
     case stop
     /// Control only: the answer carries the player's state.
     case status
@@ -27,6 +29,7 @@ enum Command: Sendable, Equatable {
         case .route: return "route"
         case .lease: return "lease"
         case .release: return "release"
+        case .peer: return "peer"
         case .stop: return "stop"
         case .status: return "status"
         }
@@ -66,6 +69,10 @@ enum Command: Sendable, Equatable {
                                      Field(name: "need", type: AudioRequirement.allCases.map(\.rawValue).joined(separator: "|"), required: true)],
              summary: "take a session lease for a module (record, playback, voiceCall …)", timeline: true),
         Verb(name: "release", fields: [Field(name: "owner", type: "NAME", required: true)], summary: "release every lease the owner holds", timeline: true),
+        Verb(name: "peer", fields: [Field(name: "add", type: "FEED", required: false), Field(name: "id", type: "ID", required: false),
+                                    Field(name: "remove", type: "ID", required: false)],
+             summary: "add a peer from a feed (a file, rtp://HOST:PORT[?pt=N], an SDP file, rtsp/srt/http URI) with an id (default live-N), or remove one by id",
+             timeline: true),
         Verb(name: "stop", fields: [], summary: "stop cleanly (a WAV output is finalised) and exit 0", timeline: true),
         Verb(name: "status", fields: [], summary: "answer with the lesson, live feed, session, microphone, levels, leases and alarms", timeline: false),
     ]
@@ -128,6 +135,18 @@ enum Command: Sendable, Equatable {
             }
             return .lease(owner: owner, need: need)
         case "release": return .release(owner: try fields.owner("owner") ?? "")
+        case "peer":
+            let add = object["add"] == nil ? nil : try fields.string("add")
+            let remove = object["remove"] == nil ? nil : try fields.string("remove")
+            let id = object["id"] == nil ? nil : try fields.string("id")
+            switch (add, remove) {
+            case (nil, nil): throw CommandError(.missingField, "\"peer\" needs \"add\": FEED (with an optional \"id\") or \"remove\": ID")
+            case (.some, .some): throw CommandError(.badValue, "\"peer\" takes \"add\" or \"remove\", not both")
+            case (nil, .some) where id != nil: throw CommandError(.badValue, "\"peer\" takes \"id\" only with \"add\"; \"remove\" names the peer")
+            default: break
+            }
+            if let feed = add, feed.isEmpty { throw CommandError(.badValue, "\"add\" of \"peer\" names a feed, e.g. rtp://0.0.0.0:5006") }
+            return .peer(add: add, id: id, remove: remove)
         case "stop": return .stop
         default: return .status
         }

@@ -5,7 +5,7 @@ import GStreamer
 import Logging
 import Synchronization
 
-/// `classroom-player play LESSON [--live FEED] [--mic …] [--output …] [--video …] [--script …] [--control …] [--events …]`.
+/// `classroom-player play LESSON [--live [ID=]FEED …] [--uplink SPEC …] [--mic …] [--output …] [--video …] [--script …] [--control …] [--events …]`.
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play a lesson and a live feed through the classroom engine, headless.",
@@ -16,13 +16,22 @@ struct Play: ParsableCommand {
     var lesson: String
 
     @Option(name: .long, help: ArgumentHelp(
-        "The live RTC feed, pushed as PCM into an RTC input of the engine.",
-        discussion: "A file (played in real time), rtp://HOST:PORT (RTP/UDP with Opus, payload 96, listened for on HOST), or an rtsp://, srt://, http(s):// URI.",
-        valueName: "feed"))
-    var live: String?
+        "A peer (teacher, classmate): its audio is pushed as PCM into an RTC input of its own. Repeatable.",
+        discussion: "[ID=]FEED: a file (played in real time), rtp://HOST:PORT[?pt=N] (RTP/UDP with Opus on any dynamic payload type, listened for on HOST), an SDP file (Opus, PCMU, PCMA or L16 on any payload type), or an rtsp://, srt://, http(s):// URI. Without ID= the peers are live-1, live-2 …",
+        valueName: "[id=]feed"))
+    var live: [String] = []
 
-    @Flag(name: .long, help: "Keep playing after the lesson until the live feed ends too.")
+    @Flag(name: .long, help: "Keep playing after the lesson until every live feed ends too.")
     var untilLiveEnds = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Where the processed microphone goes. Repeatable.",
+        discussion: "wav:PATH (finalised on every stop), rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma] (Opus in 20 ms packets on payload type 111 unless ?pt=N; G.711 with codec=pcmu|pcma), or null. The uplink is silent, not absent, while the microphone is off or the session interrupted.",
+        valueName: "spec"))
+    var uplink: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Write the SDP describing the RTP uplink here (receivers such as gst-launch's sdpdemux, ffplay or VLC open it).", valueName: "path"))
+    var uplinkSdp: String?
 
     @Option(name: .long, help: ArgumentHelp(
         "The microphone: auto (the route's input device), a sound-server source name, an audio file played as the microphone, or none.",
@@ -61,7 +70,10 @@ struct Play: ParsableCommand {
     var logLevel: String = "warning"
 
     func validate() throws {
-        if untilLiveEnds, live == nil { throw ValidationError("--until-live-ends needs --live FEED") }
+        if untilLiveEnds, live.isEmpty { throw ValidationError("--until-live-ends needs --live FEED") }
+        if uplinkSdp != nil, !uplink.contains(where: { $0.lowercased().hasPrefix("rtp://") }) {
+            throw ValidationError("--uplink-sdp needs an RTP uplink (--uplink rtp://HOST:PORT)")
+        }
         if let interval = snapshotInterval {
             guard case .snapshots = video else { throw ValidationError("--snapshot-interval needs --video snapshots:DIR") }
             guard interval.isFinite, interval >= 0.1 else { throw ValidationError("--snapshot-interval is at least 0.1 seconds, not \(interval)") }
@@ -118,7 +130,10 @@ struct Play: ParsableCommand {
     private func resolve() throws(PlayerError) -> PlaySettings {
         let lessonURI = try MediaLocation.uri(for: lesson, role: "lesson")
         let timeline = try script.map { path throws(PlayerError) in try Timeline.load(path: path) }
-        let liveSource = try live.map { feed throws(PlayerError) in try LiveSource.resolve(feed) }
+        let peers = try Play.resolvePeers(live)
+        let uplinkDestinations = try uplink.map { spec throws(PlayerError) in try Play.resolveUplink(spec) }
+        let endpoints = uplinkDestinations.compactMap { destination -> RTPEndpoint? in if case .rtp(let endpoint) = destination { return endpoint }; return nil }
+        if let uplinkSdp { try Play.writeSessionDescription(endpoints, to: uplinkSdp) }
 
         // Named devices are checked against the sound server's list before anything starts.
         var listing: DeviceListing?
@@ -187,21 +202,72 @@ struct Play: ParsableCommand {
             videoOutput = .discard
             snapshots = (url, snapshotInterval ?? 1)
         }
-        return PlaySettings(lessonURI: lessonURI, live: liveSource, untilLiveEnds: untilLiveEnds, microphone: microphone,
+        return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
+                            uplinkSDPPath: uplinkSdp, microphone: microphone,
                             output: target, outputDevice: outputDevice, video: videoOutput, snapshots: snapshots,
                             timeline: timeline, controlPath: control, readsStdin: !noStdin)
     }
 
+    /// Every `--live`, with its id (given, or live-1, live-2 … in order); an id given twice is refused.
+    private static func resolvePeers(_ arguments: [String]) throws(PlayerError) -> [(id: String, source: PeerSource)] {
+        let parsed = try arguments.map { argument throws(PlayerError) in (argument, try PeerArgument.parse(argument)) }
+        var peers: [(id: String, source: PeerSource)] = []
+        var number = 0
+        let named = Set(parsed.compactMap { $0.1.id })
+        for (argument, peer) in parsed {
+            var id = peer.id
+            if id == nil {
+                repeat { number += 1 } while named.contains("live-\(number)")
+                id = "live-\(number)"
+            }
+            guard let id else { continue }
+            if peers.contains(where: { $0.id == id }) {
+                throw .cannotUse(role: "live feed", what: argument, reason: "the peer id '\(id)' is given twice; give each --live its own ID=")
+            }
+            peers.append((id, peer.source))
+        }
+        return peers
+    }
+
+    /// `--uplink`: wav:PATH (created now, so an unwritable path fails before playing), rtp://… (resolved now) or null.
+    private static func resolveUplink(_ spec: String) throws(PlayerError) -> UplinkDestination {
+        if spec == "null" { return .discard }
+        if spec.hasPrefix("wav:") {
+            let path = String(spec.dropFirst(4))
+            guard !path.isEmpty else { throw .cannotUse(role: "uplink", what: spec, reason: "wav: needs a path, e.g. --uplink wav:out/uplink.wav") }
+            return .wav(path: try prepareWAV(path, role: "uplink WAV file"))
+        }
+        if spec.lowercased().hasPrefix("rtp://") {
+            do {
+                return .rtp(try RTPEndpoint(uri: spec))
+            } catch {
+                throw .cannotUse(role: "uplink", what: spec, reason: PeerArgument.reason(error))
+            }
+        }
+        throw .cannotUse(role: "uplink", what: spec, reason: "use wav:PATH, rtp://HOST:PORT[?pt=N][&codec=pcmu|pcma] or null")
+    }
+
+    /// Writes the SDP of every RTP uplink to `path` (one session description each, in order).
+    private static func writeSessionDescription(_ endpoints: [RTPEndpoint], to path: String) throws(PlayerError) {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(endpoints.map { $0.sessionDescription() }.joined().utf8).write(to: url, options: .atomic)
+        } catch {
+            throw .cannotWrite(role: "uplink SDP file", path: path, reason: PlayerError.reason(error))
+        }
+    }
+
     /// Creates the WAV's folder and the (empty) file, so an unwritable path fails before playing.
-    private static func prepareWAV(_ path: String) throws(PlayerError) -> String {
+    private static func prepareWAV(_ path: String, role: String = "WAV file") throws(PlayerError) -> String {
         let url = URL(fileURLWithPath: path)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         } catch {
-            throw .cannotWrite(role: "WAV file", path: path, reason: PlayerError.reason(error))
+            throw .cannotWrite(role: role, path: path, reason: PlayerError.reason(error))
         }
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw .cannotWrite(role: "WAV file", path: path, reason: "the file cannot be created there")
+            throw .cannotWrite(role: role, path: path, reason: "the file cannot be created there")
         }
         return url.path
     }

@@ -26,10 +26,14 @@ struct PlaySettings: Sendable {
 
     /// The lesson's URI.
     let lessonURI: String
-    /// The live feed, if any.
-    let live: LiveSource?
-    /// Keep playing until the live feed ends too.
+    /// The peers (live feeds), each with its id.
+    let peers: [(id: String, source: PeerSource)]
+    /// Keep playing until every live feed ends too.
     let untilLiveEnds: Bool
+    /// Where the processed microphone goes besides the uplink callback (empty: nowhere).
+    let uplink: [UplinkDestination]
+    /// Where the RTP uplink's session description is written.
+    let uplinkSDPPath: String?
     /// The microphone.
     let microphone: Microphone
     /// Where the mix goes.

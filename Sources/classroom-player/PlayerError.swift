@@ -19,6 +19,8 @@ enum PlayerError: Error, CustomStringConvertible {
     case lessonFailed(String)
     /// The engine failed to start or stopped with an error.
     case engineFailed(String)
+    /// Something named on the command line (a feed, an uplink) cannot be used as given.
+    case cannotUse(role: String, what: String, reason: String)
 
     var description: String {
         switch self {
@@ -39,6 +41,8 @@ enum PlayerError: Error, CustomStringConvertible {
             return "The lesson cannot be played: \(why) ('classroom-player probe LESSON' says what is in it)."
         case .engineFailed(let why):
             return "The audio engine failed: \(why)"
+        case .cannotUse(let role, let what, let reason):
+            return "The \(role) '\(what)' cannot be used: \(reason)."
         }
     }
 
@@ -46,7 +50,7 @@ enum PlayerError: Error, CustomStringConvertible {
     var exitStatus: ExitStatus {
         switch self {
         case .badTimeline: return .usage
-        case .unreadableInput, .unknownDevice, .noSoundServer, .cannotWrite, .controlSocket: return .cannotStart
+        case .unreadableInput, .unknownDevice, .noSoundServer, .cannotWrite, .controlSocket, .cannotUse: return .cannotStart
         case .lessonFailed, .engineFailed: return .playbackFailed
         }
     }

@@ -41,14 +41,10 @@ final class PlayerRun: Sendable {
     }
 
     private enum LessonState: String { case loading, playing, paused, ended, failed }
-    private enum LiveState: String { case starting, playing, ended, failed }
 
     private struct State {
         var lesson: LessonPlayer?
         var lessonState = LessonState.loading
-        var live: LiveFeed?
-        var liveState = LiveState.starting
-        var liveLease: LeaseToken?
         var coursewareLease: LeaseToken?
         var ducks: [String: DuckToken] = [:]
         var leases: [String: [LeaseToken]] = [:]
@@ -70,13 +66,12 @@ final class PlayerRun: Sendable {
     private let events: EventLog
     private let logger: Logger
     private let controller: SessionController
+    private let uplink: UplinkSender?
+    private let peers: PeerRoster
     private let meter = LevelMeter()
     private let state = Mutex(State())
     private let commands = DispatchQueue(label: "classroom-player.commands")
     private let ended = DispatchSemaphore(value: 0)
-
-    /// The RTC input the live feed pushes into.
-    static let liveInputID = "rtc-feed"
 
     /// Builds the controller; nothing plays yet.
     init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger) throws(PlayerError) {
@@ -90,11 +85,21 @@ final class PlayerRun: Sendable {
         case .device(let name): microphone = .fixed(.device(name))
         case .file(let path): microphone = .fixed(.file(path: path))
         }
+        let sender: UplinkSender?
         do {
-            controller = try SessionController(output: settings.output, microphone: microphone, logger: logger)
+            sender = settings.uplink.isEmpty ? nil : try UplinkSender(destinations: settings.uplink, logger: logger)
+        } catch {
+            throw .cannotUse(role: "uplink", what: settings.uplink.map(\.description).joined(separator: ", "), reason: error.description)
+        }
+        uplink = sender
+        do {
+            controller = try SessionController(output: settings.output, microphone: microphone, logger: logger) { frame in sender?.send(frame) }
         } catch {
             throw .engineFailed(error.description)
         }
+        let checkCompletion = Mutex<(@Sendable () -> Void)?>(nil)
+        peers = PeerRoster(controller: controller, events: events, logger: logger, queue: commands) { checkCompletion.withLock { $0 }?() }
+        checkCompletion.withLock { $0 = { [weak self] in self?.checkCompletion() } }
     }
 
     // MARK: Running
@@ -112,6 +117,12 @@ final class PlayerRun: Sendable {
         } catch {
             controller.stop()
             throw .engineFailed("\(error.description) (output: \(settings.output))")
+        }
+        do {
+            try uplink?.start()
+        } catch {
+            controller.stop()
+            throw .cannotUse(role: "uplink", what: settings.uplink.map(\.description).joined(separator: ", "), reason: error.description)
         }
         do {
             try startPlaying()
@@ -132,7 +143,13 @@ final class PlayerRun: Sendable {
             events.emit("output-moved", [("requested", .string(device)), ("route", session.currentRoute.json),
                                          ("reason", .string("the session's route prefers \(output.deviceID) (\(output.port)); the output follows the route"))])
         }
-        if let live = settings.live { try startLive(live) }
+        for peer in settings.peers {
+            do {
+                try peers.add(id: peer.id, source: peer.source, by: "command line")
+            } catch {
+                throw .cannotUse(role: "live feed", what: peer.source.description, reason: error.message)
+            }
+        }
         let lesson: LessonPlayer
         do {
             lesson = try controller.loadLesson(uri: settings.lessonURI, video: settings.video)
@@ -150,7 +167,10 @@ final class PlayerRun: Sendable {
         events.markPlayStarted()
         events.emit("started", [
             ("lesson", .string(settings.lessonURI)), ("duration", .maybe(lesson.duration?.seconds)),
-            ("output", .string(settings.output.description)), ("live", .maybe(settings.live?.description)),
+            ("output", .string(settings.output.description)),
+            ("peers", .array(settings.peers.map { .object([("id", .string($0.id)), ("source", .string($0.source.description))]) })),
+            ("uplink", .array(settings.uplink.map { .string($0.description) })),
+            ("uplink_sdp", uplink.map { sender in .array(sender.sessionDescriptions.map { .string($0) }) } ?? .null),
             ("mic", .string(settings.microphone.description)), ("video", .string(videoDescription)),
             ("route", session.currentRoute.json), ("configuration", session.configuration.json),
         ])
@@ -190,7 +210,7 @@ final class PlayerRun: Sendable {
     private func checkCompletion() {
         let done = state.withLock { state -> Bool in
             let lessonDone = state.lessonState == .ended
-            let liveDone = !settings.untilLiveEnds || state.liveState == .ended || state.liveState == .failed
+            let liveDone = !settings.untilLiveEnds || peers.allDone
             return lessonDone && liveDone && state.pendingSteps == 0
         }
         if done { finish(.completed) }
@@ -198,17 +218,18 @@ final class PlayerRun: Sendable {
 
     @discardableResult
     private func tearDown() -> Outcome {
-        let (timers, control, snapshotter, live) = state.withLock { state in
-            defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil; state.live = nil }
-            return (state.timers, state.control, state.snapshotter, state.live)
+        let (timers, control, snapshotter) = state.withLock { state in
+            defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil }
+            return (state.timers, state.control, state.snapshotter)
         }
         for timer in timers { timer.source.cancel() }
         console.clearProgress()
         control?.stop()
         commands.sync {}   // a command under way finishes before the engine goes
         snapshotter?.stop()
-        live?.stop()
+        peers.stopAll()
         controller.stop()  // finalises a WAV output
+        uplink?.stop()     // after the microphone went: finalises an uplink WAV
         let ending = state.withLock { $0.ending } ?? .completed
         let summary = meter.summary
         let status: ExitStatus
@@ -223,7 +244,10 @@ final class PlayerRun: Sendable {
                    ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
                    ("output", .string(settings.output.description))]
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
-        if let live { fields += liveFigures(live) }
+        fields += peers.totals
+        if let uplink {
+            fields += [("uplink_frames", .number(Double(uplink.framesSent))), ("uplink_dropped", .number(Double(uplink.framesDropped)))]
+        }
         events.emit("stopped", fields)
         state.withLock { $0.tokens.removeAll() }
         return Outcome(ending: ending, summary: summary, status: status)
@@ -231,66 +255,6 @@ final class PlayerRun: Sendable {
 
     /// The number of events and alarms written.
     var eventCounts: (events: Int, alarms: Int) { (events.count, events.alarmCount) }
-
-    // MARK: Live feed
-
-    private func startLive(_ source: LiveSource) throws(PlayerError) {
-        let input: AudioInput
-        do {
-            input = try controller.engine.addRTCInput(id: PlayerRun.liveInputID, format: LiveFeed.format)
-        } catch {
-            throw .engineFailed(error.description)
-        }
-        let lease = try? controller.session.lease(.rtcPlayback, owner: "rtc")
-        let feed: LiveFeed
-        do {
-            feed = try LiveFeed(source: source, input: input, logger: logger)
-        } catch {
-            throw .unreadableInput(role: "live feed", path: source.description, reason: error.description)
-        }
-        state.withLock { $0.live = feed; $0.liveLease = lease }
-        do {
-            try feed.start { [weak self] event in self?.handle(event) }
-        } catch {
-            // A feed that cannot even start is said, and the lesson plays on (the engine is unaffected).
-            handle(LiveFeed.Event.failed(error.description))
-        }
-    }
-
-    /// The feed's figures: seconds pushed, and where the mix had to break it (re-anchored or dropped pushes).
-    private func liveFigures(_ live: LiveFeed) -> [(String, JSON)] {
-        [("live_seconds", .number(live.secondsPushed)), ("live_resyncs", .number(Double(live.input.timelineResyncs))),
-         ("live_dropped_pushes", .number(Double(live.input.droppedPushes)))]
-    }
-
-    private func handle(_ event: LiveFeed.Event) {
-        switch event {
-        case .started:
-            guard state.withLock({ state -> Bool in
-                defer { if state.liveState == .starting { state.liveState = .playing } }
-                return state.liveState == .starting
-            }) else { return }
-            events.emit("live-started", [("source", .maybe(settings.live?.description)), ("input", .string(PlayerRun.liveInputID))])
-        case .receiving:
-            events.emit("live-receiving", [("source", .maybe(settings.live?.description))])
-        case .ended, .failed:
-            let failed: String?
-            if case .failed(let why) = event { failed = why } else { failed = nil }
-            commands.async { [self] in
-                state.withLock { $0.liveState = failed == nil ? .ended : .failed }
-                var fields: [(String, JSON)] = [("source", .maybe(settings.live?.description))]
-                if let failed { fields.append(("message", .string(failed))) }
-                if let live = state.withLock({ $0.live }) { fields += liveFigures(live) }
-                events.emit(failed == nil ? "live-ended" : "live-failed", fields)
-                // The feed is over: its input leaves the mix (no 1025 for a feed that simply ended) and RTC is no longer live.
-                try? controller.engine.removeInput(id: PlayerRun.liveInputID)
-                if let lease = state.withLock({ state -> LeaseToken? in defer { state.liveLease = nil }; return state.liveLease }) {
-                    try? controller.session.release(lease)
-                }
-                checkCompletion()
-            }
-        }
-    }
 
     // MARK: Lesson and engine events
 
@@ -456,6 +420,19 @@ final class PlayerRun: Sendable {
             for token in tokens { try refusedBySession { () throws(AudioSessionError) in try session.release(token) } }
             controller.waitUntilApplied()
             return [("owner", .string(owner)), ("released", .number(Double(tokens.count))), ("configuration", session.configuration.json)]
+        case .peer(let add, let id, let remove):
+            if let remove { return try peers.remove(id: remove, by: origin) }
+            if let id, !PeerArgument.isValidID(id) {
+                throw CommandError(.badValue, "\"id\" of \"peer\" is 1 to 32 letters, digits, '-' or '_', not \"\(id)\"")
+            }
+            let source: PeerSource
+            do {
+                source = try PeerArgument.resolve(add ?? "")
+            } catch {
+                throw CommandError(.badValue, error.description)
+            }
+            let added = try peers.add(id: id, source: source, by: origin)
+            return [("id", .string(added)), ("source", .string(source.description))]
         case .stop:
             events.emit("stop-requested", [("by", .string(origin))])
             finish(.stopCommand(origin))
@@ -491,19 +468,20 @@ final class PlayerRun: Sendable {
     // MARK: Status and progress
 
     private func status() -> [(String, JSON)] {
-        let snapshot = state.withLock { ($0.lesson, $0.lessonState, $0.live, $0.liveState, $0.leases, $0.ducks) }
-        let (lesson, lessonState, live, liveState, _, ducks) = snapshot
+        let (lesson, lessonState, ducks) = state.withLock { ($0.lesson, $0.lessonState, $0.ducks) }
         let resolved = controller.session.resolvedState
         let sessionState = controller.session.state
         let uplink = controller.engine.uplink
         var fields: [(String, JSON)] = [("t", .number(events.elapsed))]
         fields.append(("lesson", .object([("state", .string(lessonState.rawValue)), ("position", .maybe(lesson?.position?.seconds)),
                                           ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(settings.lessonURI))])))
-        if let source = settings.live {
-            fields.append(("live", .object([("source", .string(source.description)), ("state", .string(liveState.rawValue))]
-                                           + (live.map(liveFigures) ?? []))))
+        fields.append(("peers", peers.status))
+        if let sender = self.uplink {
+            fields.append(("uplink", .object([("destinations", .array(sender.destinations.map { .string($0.description) })),
+                                              ("frames", .number(Double(sender.framesSent))), ("dropped", .number(Double(sender.framesDropped))),
+                                              ("resyncs", .number(Double(sender.resyncs)))])))
         } else {
-            fields.append(("live", .null))
+            fields.append(("uplink", .null))
         }
         fields.append(("session", .object([
             ("configuration", resolved.configuration.json), ("profile", .string(resolved.processingProfile.rawValue)),

@@ -1,0 +1,17 @@
+/// Where an `UplinkSender` sends the processed microphone.
+public enum UplinkDestination: Sendable, Hashable, CustomStringConvertible {
+    /// A WAV file (S16LE mono 48 kHz), finalised when the sender stops.
+    case wav(path: String)
+    /// RTP over UDP (Opus or G.711), described by `RTPEndpoint.sessionDescription()`.
+    case rtp(RTPEndpoint)
+    /// Encoded nowhere, in real time (tests, and a kiosk whose RTC SDK takes the frames itself).
+    case discard
+
+    public var description: String {
+        switch self {
+        case .wav(let path): return "WAV file \(path)"
+        case .rtp(let endpoint): return endpoint.description
+        case .discard: return "nowhere"
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Dispatch
+import GStreamer
+import Logging
+import Synchronization
+
+/// Sends the processed microphone somewhere — RTP peers or a conferencing server, a WAV file —
+/// without the integrator writing an encoder pipeline: hand it every `UplinkFrame` the
+/// `SessionController` delivers.
+///
+///     appsrc ► audiomixer (live) ► tee ┬► queue ► opusenc ► rtpopuspay ► udpsink
+///                                      ├► queue ► audioresample ► 8 kHz ► mulawenc|alawenc ► rtppcmupay|rtppcmapay ► udpsink
+///                                      └► queue ► wavenc ► filesink
+///
+/// The uplink never goes absent: while no frames come (microphone off) the live mixer fills the
+/// time with silence, so receivers keep their timing and a WAV stays as long as the class.
+public final class UplinkSender: Sendable {
+    /// Where it sends.
+    public let destinations: [UplinkDestination]
+    private let pipeline: Pipeline
+    private let source: AppSource
+    private let timeline = PushTimeline(tolerance: .milliseconds(40))
+    private let frames = Atomic<Int>(0)
+    private let dropped = Atomic<Int>(0)
+    private let running = Atomic<Bool>(false)
+    private let subscription = Mutex<BusSubscription?>(nil)
+    /// The first element of each destination's branch, where EOS is sent to finalise it.
+    private let branchHeads: [Element]
+    private let logger: Logger
+
+    /// How long the mixer waits for a late frame before filling its time with silence.
+    public static let frameJitter = ClockTime.milliseconds(20)
+
+    /// Builds the sender; nothing is sent until `start`.
+    public init(destinations: [UplinkDestination], logger: Logger) throws(EngineError) {
+        guard !destinations.isEmpty else { throw .uplinkFailed("no destination was given") }
+        self.destinations = destinations
+        self.logger = logger
+        do {
+            pipeline = try Pipeline(name: "uplink-sender")
+            pipeline.useClock(try Clock.system())
+            source = try AppSource.make(name: "uplink-in")
+            try source.configure(audio: EngineGraph.uplinkFormat, isLive: true, doTimestamp: false,
+                                 limits: .init(time: .milliseconds(200)), whenFull: .dropOldest)
+            let head: [Element] = [
+                source,
+                try ElementFactory.make("audiomixer", name: "uplink-mixer", properties: [
+                    "force-live": true, "latency": .time(UplinkSender.frameJitter),
+                    "output-buffer-duration": .time(EngineGraph.frameDuration),
+                ]),
+                try ElementFactory.make("capsfilter", name: "uplink-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
+                try ElementFactory.make("tee", name: "uplink-tee", properties: ["allow-not-linked": true]),
+            ]
+            try pipeline.addLinked(head)
+            guard let tee = head.last else { throw GStreamerError.failed("no tee") }
+            var heads: [Element] = []
+            for (index, destination) in destinations.enumerated() {
+                let branch = try UplinkSender.branch(for: destination, number: index)
+                try pipeline.addLinked(branch)
+                guard let first = branch.first else { continue }
+                try tee.requestPad("src_%u").link(to: try first.staticPad("sink"))
+                heads.append(first)
+            }
+            branchHeads = heads
+        } catch let error as GStreamerError {
+            throw .gstreamer(error)
+        } catch {
+            throw .uplinkFailed("\(error)")
+        }
+    }
+
+    /// The elements after the tee for one destination, first to last.
+    private static func branch(for destination: UplinkDestination, number: Int) throws(GStreamerError) -> [Element] {
+        // A slow branch drops its oldest audio rather than holding the others up.
+        let queue = try ElementFactory.make("queue", name: "uplink-queue-\(number)", properties: [
+            "max-size-time": .time(.milliseconds(200)), "max-size-buffers": 0, "max-size-bytes": 0, "leaky": "downstream",
+        ])
+        switch destination {
+        case .wav(let path):
+            return [queue, try ElementFactory.make("wavenc", name: "uplink-wavenc-\(number)"),
+                    try ElementFactory.make("filesink", name: "uplink-file-\(number)", properties: ["location": .string(path), "sync": false, "async": false])]
+        case .discard:
+            return [queue, try ElementFactory.make("fakesink", name: "uplink-discard-\(number)", properties: ["sync": false, "async": false])]
+        case .rtp(let endpoint):
+            var sinkProperties: KeyValuePairs<String, PropertyValue> = [
+                "host": .string(endpoint.address), "port": .int(Int64(endpoint.port)), "sync": false, "async": false,
+            ]
+            if let localPort = endpoint.localPort {
+                // Sent from the port the server was told, from one socket: Janus connects its socket to that address.
+                sinkProperties = ["host": .string(endpoint.address), "port": .int(Int64(endpoint.port)), "sync": false, "async": false,
+                                  "bind-address": .string(endpoint.localAddress ?? "0.0.0.0"), "bind-port": .int(Int64(localPort))]
+            }
+            let sink = try ElementFactory.make("udpsink", name: "uplink-udp-\(number)", properties: sinkProperties)
+            let packet = ClockTime.milliseconds(20)
+            switch endpoint.codec {
+            case .opus:
+                return [queue,
+                        // 20 ms frames, tuned for speech.
+                        try ElementFactory.make("opusenc", name: "uplink-opusenc-\(number)", properties: ["frame-size": .enumNick("20"), "audio-type": .enumNick("voice")]),
+                        try ElementFactory.make("rtpopuspay", name: "uplink-pay-\(number)", properties: ["pt": .int(Int64(endpoint.payloadType))]),
+                        sink]
+            case .pcmu, .pcma:
+                let law = endpoint.codec == .pcmu ? "mulaw" : "alaw"
+                return [queue,
+                        try ElementFactory.make("audioresample", name: "uplink-resample-\(number)"),
+                        try ElementFactory.make("capsfilter", name: "uplink-8k-\(number)", properties: ["caps": .caps(try Caps("audio/x-raw,rate=8000,channels=1"))]),
+                        try ElementFactory.make("\(law)enc", name: "uplink-\(law)enc-\(number)"),
+                        try ElementFactory.make(endpoint.codec == .pcmu ? "rtppcmupay" : "rtppcmapay", name: "uplink-pay-\(number)", properties: [
+                            "pt": .int(Int64(endpoint.payloadType)), "min-ptime": .int(Int64(packet.nanoseconds)), "max-ptime": .int(Int64(packet.nanoseconds)),
+                        ]),
+                        sink]
+            }
+        }
+    }
+
+    /// Starts sending (silence until frames come). Throws when a destination cannot be opened.
+    public func start() throws(EngineError) {
+        let firstError = FirstFailure<(GLibError, String?)>()
+        let logger = self.logger
+        let token = pipeline.bus.subscribe { message in
+            firstError.record(message)
+            if case .error(let error, let debug) = message.view {
+                logger.error("uplink: \(message.source ?? "?"): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
+            }
+        }
+        subscription.withLock { $0 = token }
+        do {
+            try pipeline.setState(.playing, waitingUpTo: .seconds(5))
+        } catch {
+            let reason = firstError.wait(upTo: .milliseconds(500))
+            _ = try? pipeline.setState(.null)
+            subscription.withLock { $0 = nil }
+            throw .uplinkFailed("it could not start: \(reason?.0.message ?? "\(error)")")
+        }
+        running.store(true, ordering: .releasing)
+    }
+
+    /// Sends one processed frame (call it from the `SessionController`'s uplink callback).
+    /// Frames arriving while stopped are ignored.
+    public func send(_ frame: UplinkFrame) {
+        guard running.load(ordering: .acquiring), !frame.samples.isEmpty, let now = pipeline.currentRunningTime else { return }
+        let duration = ClockTime.frames(frame.samples.count, rate: EngineGraph.uplinkFormat.rate)
+        do {
+            if try source.push(frame.samples, pts: timeline.stamp(now: now, duration: duration)) == .queuedDroppingOldest {
+                dropped.add(1, ordering: .relaxed)
+            }
+            frames.add(1, ordering: .relaxed)
+        } catch {
+            if dropped.add(1, ordering: .relaxed).newValue == 1 { logger.warning("uplink: a frame was refused: \(error)") }
+        }
+    }
+
+    /// Stops sending; a WAV destination is finalised (waits up to 2 s for it).
+    public func stop() {
+        guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        let needsEnd = destinations.contains { if case .wav = $0 { return true }; return false }
+        if needsEnd {
+            // The force-live mixer never ends: EOS goes into every branch, and the pipeline posts EOS once all sinks have it.
+            let heads = branchHeads
+            let done = pipeline.bus.waitForMessage(timeout: .seconds(2), after: {
+                for head in heads { if let eos = try? Event.endOfStream(), let pad = try? head.staticPad("sink") { _ = pad.send(eos) } }
+            }) { message in
+                if case .endOfStream = message.view { return true }
+                return false
+            }
+            if done == nil { logger.warning("uplink: the WAV did not confirm its end within 2 s; the file may lack its final header") }
+        }
+        _ = try? pipeline.setState(.null)
+        subscription.withLock { $0 = nil }
+    }
+
+    /// Frames handed over so far.
+    public var framesSent: Int { frames.load(ordering: .relaxed) }
+    /// Frames dropped because the sender fell behind.
+    public var framesDropped: Int { dropped.load(ordering: .relaxed) }
+    /// How many times the frames arrived too far from where the previous ones ended (a break in the uplink).
+    public var resyncs: Int { timeline.resyncCount }
+    /// The session descriptions of the RTP destinations, in order.
+    public var sessionDescriptions: [String] {
+        destinations.compactMap { if case .rtp(let endpoint) = $0 { return endpoint.sessionDescription() }; return nil }
+    }
+
+    deinit { stop() }
+}
