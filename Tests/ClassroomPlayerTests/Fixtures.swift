@@ -33,6 +33,78 @@ enum Fixtures {
         try gstLaunch("audiotestsrc num-buffers=\(seconds * 10) samplesperbuffer=4800 \(wave) ! audio/x-raw,format=S16LE,rate=48000,channels=2 ! wavenc ! filesink location=\(url.path)")
     }
 
+    /// A UDP port nobody uses now on 127.0.0.1.
+    static func freeUDPPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(descriptor) }
+        guard let port = bindLoopback(descriptor, port: 0) else { throw PlayerTestError.setupFailed("no free UDP port") }
+        return port
+    }
+
+    /// Binds `descriptor` to 127.0.0.1:`port` (0: any free one); returns the port, nil on failure.
+    static func bindLoopback(_ descriptor: Int32, port: Int) -> Int? {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
+    }
+
+    /// Starts a helper program (gst-launch-1.0, ffmpeg) in the background; the caller ends it.
+    static func start(_ executable: String, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// ffmpeg sending a sine as RTP in real time: `codec` libopus (payload type `payloadType`) or pcm_mulaw.
+    static func ffmpegTone(frequency: Int, seconds: Int, codec: String, payloadType: Int? = nil, port: Int) throws -> Process {
+        var arguments = ["-hide_banner", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds)", "-ac", "1"]
+        if codec == "pcm_mulaw" { arguments += ["-ar", "8000"] }
+        arguments += ["-c:a", codec]
+        if let payloadType { arguments += ["-payload_type", "\(payloadType)"] }
+        arguments += ["-f", "rtp", "rtp://127.0.0.1:\(port)"]
+        return try start("/usr/bin/ffmpeg", arguments)
+    }
+
+    /// Speech from espeak-ng, 48 kHz mono, band-limited to `band` Hz (sox's sinc filter) so two talkers can be told apart.
+    static func speech(_ text: String, at url: URL, band: ClosedRange<Int>) throws {
+        let raw = url.deletingPathExtension().appendingPathExtension("raw.wav")
+        for (program, arguments) in [("/usr/bin/espeak-ng", ["-w", raw.path, text]),
+                                     ("/usr/bin/sox", [raw.path, "-r", "48000", url.path, "sinc", "\(band.lowerBound)-\(band.upperBound)", "gain", "-n", "-6"])] {
+            let process = try start(program, arguments)
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw PlayerTestError.setupFailed("\(program) \(arguments.joined(separator: " "))") }
+        }
+    }
+
+    /// The RMS level (dBFS) of channel 1 of a WAV between two times, within a frequency band (sox's sinc filter and stats).
+    static func bandLevel(_ url: URL, from start: Double, to end: Double, band: ClosedRange<Int>) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+        process.arguments = [url.path, "-n", "trim", "\(start)", "=\(end)", "remix", "1", "sinc", "\(band.lowerBound)-\(band.upperBound)", "stats"]
+        let output = Pipe()
+        process.standardError = output
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RMS lev dB") }),
+              let value = line.split(separator: " ").last.flatMap({ Double($0) }) else {
+            return text.contains("RMS lev dB") ? -.infinity : -200
+        }
+        return value
+    }
+
     /// The event lines of an events file, parsed.
     static func events(_ url: URL) -> [[String: Any]] {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }

@@ -39,6 +39,16 @@ struct HelpAndArgumentTests {
         (["play", "LESSON", "--script", "/nonexistent/timeline.json"], 1, "The timeline '/nonexistent/timeline.json' cannot be read"),
         (["play", "LESSON", "--script", "BADSCRIPT"], 64, "step 2: \"duck\" takes \"on\", \"owner\"; \"volume\" is not one of them"),
         (["play", "LESSON", "--script", "NOTJSON"], 64, "not valid JSON"),
+        (["play", "LESSON", "--live", "NOTSDP"], 1, "it is not SDP"),
+        (["play", "LESSON", "--live", "VIDEOSDP"], 1, "it describes no audio (only video)"),
+        (["play", "LESSON", "--live", "t=LESSON", "--live", "t=LESSON"], 1, "the peer id 't' is given twice"),
+        (["play", "LESSON", "--live", "rtp://127.0.0.1:BUSYPORT"], 1, "is another program listening on it?"),
+        (["play", "LESSON", "--live", "rtp://127.0.0.1:5004?pt=0"], 1, "pt is the dynamic payload type"),
+        (["play", "LESSON", "--uplink", "wav:/proc/no-such-folder/up.wav"], 1, "Cannot create the uplink WAV file"),
+        (["play", "LESSON", "--uplink", "rtp://no-such-host.invalid:5004"], 1, "does not resolve"),
+        (["play", "LESSON", "--uplink", "rtp://127.0.0.1:5004?pt=3"], 1, "Opus has no static payload type"),
+        (["play", "LESSON", "--uplink", "tcp://127.0.0.1:5004"], 1, "use wav:PATH, rtp://"),
+        (["play", "LESSON", "--uplink-sdp", "up.sdp"], 64, "--uplink-sdp needs an RTP uplink"),
     ])
     func badArguments(arguments: [String], status: Int32, message: String) async throws {
         let folder = try Fixtures.folder()
@@ -49,7 +59,17 @@ struct HelpAndArgumentTests {
         try #"[{"at": 1, "do": "mic", "on": true}, {"at": 2, "do": "duck", "on": true, "volume": 0.5}]"#.write(to: bad, atomically: true, encoding: .utf8)
         let notJSON = folder.appendingPathComponent("not.json")
         try "[{\"at\": 1, \"do\": ".write(to: notJSON, atomically: true, encoding: .utf8)
-        let resolved = arguments.map { $0 == "LESSON" ? lesson.path : $0 == "BADSCRIPT" ? bad.path : $0 == "NOTJSON" ? notJSON.path : $0 } + ["--output", "null"]
+        let notSDP = folder.appendingPathComponent("not.sdp"), videoSDP = folder.appendingPathComponent("video.sdp")
+        try "hello".write(to: notSDP, atomically: true, encoding: .utf8)
+        try "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=-\nc=IN IP4 127.0.0.1\nt=0 0\nm=video 5004 RTP/AVP 96\na=rtpmap:96 VP8/90000\n".write(to: videoSDP, atomically: true, encoding: .utf8)
+        // A port another program holds (no SO_REUSEADDR): a feed on it must be refused, not shared.
+        let holder = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(holder) }
+        let busy = Fixtures.bindLoopback(holder, port: 0) ?? 0
+        let placeholders = ["LESSON": lesson.path, "BADSCRIPT": bad.path, "NOTJSON": notJSON.path, "NOTSDP": notSDP.path, "VIDEOSDP": videoSDP.path, "BUSYPORT": "\(busy)"]
+        let resolved = arguments.map { argument in
+            placeholders.reduce(argument) { text, entry in text.replacingOccurrences(of: entry.key, with: entry.value) }
+        } + ["--output", "null"]
         let result = try await PlayerProcess.run(resolved, in: folder)
         #expect(result.status == status, "\(arguments): stderr \(result.stderr)")
         #expect(result.stderr.contains(message), "\(arguments): stderr was \(result.stderr)")

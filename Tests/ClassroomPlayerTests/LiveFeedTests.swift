@@ -3,29 +3,13 @@ import Testing
 
 @Suite("classroom-player: a live feed from another process", .serialized)
 struct LiveFeedTests {
-    /// A UDP port nobody uses now.
-    private func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw PlayerTestError.setupFailed("no free UDP port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test("Opus over RTP sent by gst-launch-1.0 to 127.0.0.1 is heard in the output WAV; when it stops, alarm 1025 is raised")
     func rtpFeed() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let lesson = folder.appendingPathComponent("silence.wav")
         try Fixtures.toneLesson(at: lesson, seconds: 7, volume: 0)
-        let port = try freePort()
+        let port = try Fixtures.freeUDPPort()
         let wav = folder.appendingPathComponent("mix.wav")
         let events = folder.appendingPathComponent("events.jsonl")
         let player = try PlayerProcess(["play", lesson.path, "--live", "rtp://127.0.0.1:\(port)", "--output", "wav:\(wav.path)",
@@ -49,6 +33,6 @@ struct LiveFeedTests {
         #expect(Double(windows.filter { $0 < -60 }.count) * 0.05 >= 3)   // and the silent lesson around it
         #expect(!Fixtures.events(events, named: "live-receiving").isEmpty)
         let alarms = Fixtures.events(events, named: "alarm").filter { $0["number"] as? Int == 1025 }
-        #expect(alarms.first?["owner"] as? String == "rtc-feed", "\(Fixtures.events(events, named: "alarm"))")
+        #expect(alarms.first?["owner"] as? String == "rtc-live-1", "\(Fixtures.events(events, named: "alarm"))")
     }
 }
