@@ -28,7 +28,7 @@ build: setup
 demo: build
 	$(SCRATCH)/debug/classroom-player play samples/lesson.webm --live samples/live-feed.ogg \
 		--mic samples/student-mic.ogg --script samples/demo-timeline.json \
-		--fallback-wav out/demo.wav --events out/demo-events.jsonl --no-stdin
+		--fallback-wav out/demo.wav --uplink wav:out/demo-uplink.wav --events out/demo-events.jsonl --no-stdin
 
 test: setup
 	$(SWIFT) build --scratch-path $(SCRATCH) --build-tests

@@ -18,6 +18,7 @@ packages=(
   pulseaudio-utils                    # pactl: plugging and unplugging devices
   espeak-ng                           # speech for tests and samples
   sox                                 # measuring what came out
+  ffmpeg                              # a second, independent RTP sender (Opus on pt 111, G.711) in the tests
 )
 
 missing=()

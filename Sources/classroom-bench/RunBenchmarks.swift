@@ -20,6 +20,9 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear and 32 peers) and print them; docs/ is not written.")
+    var only: String?
+
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -36,6 +39,13 @@ struct RunBenchmarks: AsyncParsableCommand {
         }
         let plan = BenchmarkPlan(quick: quick, soakSeconds: soakSeconds ?? (quick ? 60 : 600))
         let executable = try Self.executablePath()
+        if let only {
+            guard only == "two-way" else { throw BenchError("--only takes two-way") }
+            let rows = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
+            print(ReportWriter.table(rows))
+            for row in rows { print("\n\(row.measure): \(row.method)") }
+            return
+        }
         progress("long run: \(plan.soakSeconds) s in a child process, with the mic cycles and sink retargets first")
         let soak = try SoakRun(executable: executable, plan: plan)
 
@@ -53,18 +63,27 @@ struct RunBenchmarks: AsyncParsableCommand {
         let cost = await ProcessingCost.rows(executable: executable, runs: plan.costRuns)
         progress("RTC inputs mixed on one core")
         let mixing = await RealTimeMixing.rows(executable: executable, inputs: [1, 8, 32], runs: plan.mixRuns)
+        let twoWay = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
         progress("startup to first audio out")
         let startup = await StartupMeasurement.rows(executable: executable, runs: plan.startupRuns)
         progress("waiting for the long run")
         let long = await soak.rows(voiceBaselineRSSKiB: cost.gstVoicePeakRSSKiB)
 
-        let rows = level + long.continuity + latency + echo + sync + cost.rows + mixing + startup + long.memory
+        let rows = level + long.continuity + latency + echo + sync + cost.rows + mixing + twoWay + startup + long.memory
         let wall = Double(ProcessMeters.monotonicNanoseconds() - startedAt) / 1e9
         let info = ReportWriter.RunInfo(started: started, wallSeconds: wall, quick: quick, soakSeconds: plan.soakSeconds,
                                         machine: Self.machine(), gstreamer: GStreamer.version.description)
         try ReportWriter(directory: URL(fileURLWithPath: output)).write(rows: rows, info: info)
         print(ReportWriter.table(rows))
         print("\nwrote \(output)/BENCHMARKS.md and \(output)/benchmarks.json in \(Int(wall)) s")
+    }
+
+    /// The two-way classroom: mouth-to-ear latency kiosk → kiosk over RTP, and 32 RTP peers in real time.
+    private static func twoWayRows(executable: String, plan: BenchmarkPlan, logger: Logger) async -> [BenchmarkRow] {
+        FileHandle.standardError.write(Data("classroom-bench: mouth-to-ear latency, kiosk to kiosk over RTP\n".utf8))
+        let mouthToEar = await MouthToEarMeasurement.rows(runs: plan.mouthToEarBursts, logger: logger)
+        FileHandle.standardError.write(Data("classroom-bench: 32 RTP peers in real time\n".utf8))
+        return mouthToEar + (await RealTimePeers.rows(executable: executable, peers: 32, runs: plan.mixRuns))
     }
 
     private func progress(_ text: String) {
@@ -97,6 +116,7 @@ struct BenchmarkPlan: Sendable {
     var mixRuns: Int { quick ? 1 : 3 }
     var startupRuns: Int { quick ? 3 : 5 }
     var pulseEchoRuns: Int { quick ? 1 : 3 }
+    var mouthToEarBursts: Int { quick ? 5 : 10 }
     let cycles = 100
     let retargets = 20
 }

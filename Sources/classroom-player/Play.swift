@@ -112,6 +112,10 @@ struct Play: ParsableCommand {
             let counts = run.eventCounts
             eventLog.close()
             console.out(Play.summaryLine(outcome.summary, output: settings.output, events: counts, eventsPath: events))
+            if let frames = run.uplinkFramesSent {
+                console.out("Uplink (the student's processed microphone, silent while it was off): \(String(format: "%.1f", Double(frames) / 100)) s of speech frames "
+                            + "sent to \(settings.uplink.map(\.description).joined(separator: ", ")).")
+            }
             if outcome.status == .silentOutput {
                 console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB)) dBFS): check the lesson's audio track, the feed and the volumes.")
             }

@@ -253,6 +253,9 @@ final class PlayerRun: Sendable {
         return Outcome(ending: ending, summary: summary, status: status)
     }
 
+    /// Microphone frames (10 ms) handed to the uplink destinations; nil without `--uplink`.
+    var uplinkFramesSent: Int? { uplink?.framesSent }
+
     /// The number of events and alarms written.
     var eventCounts: (events: Int, alarms: Int) { (events.count, events.alarmCount) }
 
