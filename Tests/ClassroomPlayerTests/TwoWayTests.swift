@@ -136,6 +136,29 @@ struct TwoWayTests {
         #expect(fileAfter > -40)                   // … and the others play on
     }
 
+    @Test("a peer that sends digital silence (a muted teacher) is not an interruption; a peer whose packets stop is (1025)")
+    func mutedPeer() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 7, volume: 0.05)
+        let port = try Fixtures.freeUDPPort()
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(port)", "--mic", "none", "--output", "null",
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        // 3 s of Opus-encoded digital silence in 20 ms packets, paced in real time.
+        try Fixtures.gstLaunch("audiotestsrc is-live=true num-buffers=150 samplesperbuffer=960 wave=silence "
+                               + "! audio/x-raw,rate=48000,channels=1 ! opusenc ! rtpopuspay pt=111 ! udpsink host=127.0.0.1 port=\(port)")
+        let alarmsWhileSilent = Fixtures.events(events, named: "alarm").filter { $0["number"] as? Int == 1025 }
+        #expect(alarmsWhileSilent.isEmpty, "1025 while the teacher sent silence: \(alarmsWhileSilent)")
+        #expect(await waitUntil(timeout: .seconds(3)) { Fixtures.events(events, named: "alarm").contains { $0["number"] as? Int == 1025 } })
+        let alarm = Fixtures.events(events, named: "alarm").first { $0["number"] as? Int == 1025 }
+        print("FIGURE muted peer: no 1025 during 3 s of digital silence; 1025 at \(alarm?["t"] ?? "-") s, after the 3 s of packets stopped")
+        #expect(alarm?["owner"] as? String == "rtc-teacher")
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+    }
+
     @Test("two kiosks talk over RTP: each output holds the other's voice, and its own voice not above -30 dB relative")
     func twoKiosks() async throws {
         let folder = try Fixtures.folder()
