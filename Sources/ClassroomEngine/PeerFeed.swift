@@ -34,6 +34,9 @@ public final class PeerFeed: Sendable {
     /// The engine input it pushes into.
     public let input: AudioInput
     private let pipeline: Pipeline
+    /// The RTP receiver (udpsrc), whose socket an uplink to the same server can send from.
+    public var rtpReceiver: Element? { receiver.withLock { $0 } }
+    private let receiver = Mutex<Element?>(nil)
     private let tokens = Mutex<[any AnyObject & Sendable]>([])
     private let counters = PeerCounters()
     private let logger: Logger
@@ -52,7 +55,8 @@ public final class PeerFeed: Sendable {
             let entryPad = try entry.staticPad("sink")
             switch source {
             case .rtp(let address, let port, let payloadType):
-                try buildRTP(address: address, port: port, pinned: payloadType, into: entryPad)
+                let udp = try buildRTP(address: address, port: port, pinned: payloadType, into: entryPad)
+                receiver.withLock { $0 = udp }
             case .sessionDescription(let description):
                 try buildSDP(description, into: entryPad)
             case .file(_, let uri), .network(let uri):
@@ -97,7 +101,7 @@ public final class PeerFeed: Sendable {
     static let levelName = "peer-level"
 
     /// udpsrc ► rtpptdemux: each payload type gets a pad; the first dynamic one (or the pinned one) is decoded as Opus, anything else is reported.
-    private func buildRTP(address: String, port: Int, pinned: Int?, into entryPad: Pad) throws(GStreamerError) {
+    private func buildRTP(address: String, port: Int, pinned: Int?, into entryPad: Pad) throws(GStreamerError) -> Element {
         let udp = try ElementFactory.make("udpsrc", name: "peer-udp", properties: [
             "address": .string(address), "port": .int(Int64(port)),
             // Without SO_REUSEADDR a port another program listens on is refused instead of shared.
@@ -112,7 +116,7 @@ public final class PeerFeed: Sendable {
         ]
         try pipeline.addLinked([udp, demux])
         try pipeline.addLinked(decode)
-        guard let first = decode.first, let last = decode.last else { return }
+        guard let first = decode.first, let last = decode.last else { return udp }
         try last.staticPad("src").link(to: entryPad)
         let decoderPad = try first.staticPad("sink")
         let counters = self.counters
@@ -148,6 +152,7 @@ public final class PeerFeed: Sendable {
                 counters.report(.failed("the stream on \(description) cannot be decoded: \(error)"))
             }
         }) }
+        return udp
     }
 
     /// The codec a static payload type stands for, in parentheses, or nothing.

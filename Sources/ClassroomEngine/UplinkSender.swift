@@ -30,8 +30,10 @@ public final class UplinkSender: Sendable {
     /// How long the mixer waits for a late frame before filling its time with silence.
     public static let frameJitter = ClockTime.milliseconds(20)
 
-    /// Builds the sender; nothing is sent until `start`.
-    public init(destinations: [UplinkDestination], logger: Logger) throws(EngineError) {
+    /// Builds the sender; nothing is sent until `start`. With `socketOf`, a started RTP receiver
+    /// (`PeerFeed.rtpReceiver`), RTP is sent from the socket it receives on: servers such as Janus
+    /// connect their socket to the participant's address and drop packets from any other port.
+    public init(destinations: [UplinkDestination], sendingFrom socketOf: Element? = nil, logger: Logger) throws(EngineError) {
         guard !destinations.isEmpty else { throw .uplinkFailed("no destination was given") }
         self.destinations = destinations
         self.logger = logger
@@ -54,7 +56,7 @@ public final class UplinkSender: Sendable {
             guard let tee = head.last else { throw GStreamerError.failed("no tee") }
             var heads: [Element] = []
             for (index, destination) in destinations.enumerated() {
-                let branch = try UplinkSender.branch(for: destination, number: index)
+                let branch = try UplinkSender.branch(for: destination, number: index, socketOf: socketOf)
                 try pipeline.addLinked(branch)
                 guard let first = branch.first else { continue }
                 try tee.requestPad("src_%u").link(to: try first.staticPad("sink"))
@@ -69,7 +71,7 @@ public final class UplinkSender: Sendable {
     }
 
     /// The elements after the tee for one destination, first to last.
-    private static func branch(for destination: UplinkDestination, number: Int) throws(GStreamerError) -> [Element] {
+    private static func branch(for destination: UplinkDestination, number: Int, socketOf: Element?) throws(GStreamerError) -> [Element] {
         // A slow branch drops its oldest audio rather than holding the others up.
         let queue = try ElementFactory.make("queue", name: "uplink-queue-\(number)", properties: [
             "max-size-time": .time(.milliseconds(200)), "max-size-buffers": 0, "max-size-bytes": 0, "leaky": "downstream",
@@ -90,6 +92,10 @@ public final class UplinkSender: Sendable {
                                   "bind-address": .string(endpoint.localAddress ?? "0.0.0.0"), "bind-port": .int(Int64(localPort))]
             }
             let sink = try ElementFactory.make("udpsink", name: "uplink-udp-\(number)", properties: sinkProperties)
+            if let socketOf {
+                try sink.set("socket", from: socketOf, property: "used-socket")
+                try sink.set("close-socket", false)   // the receiver owns it
+            }
             let packet = ClockTime.milliseconds(20)
             switch endpoint.codec {
             case .opus:

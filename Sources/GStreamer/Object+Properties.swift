@@ -89,6 +89,21 @@ extension Object {
         return Object(retaining: pointer.assumingMemoryBound(to: GstObject.self))
     }
 
+    /// Sets `property` to `source`'s `sourceProperty`, whatever its GType, without a Swift wrapper
+    /// for the value (wraps `g_object_get_property` + `g_object_set_property`): e.g. a udpsink's
+    /// `socket` from a udpsrc's `used-socket`, so both send and receive on one socket.
+    public func set(_ property: String, from source: Object, property sourceProperty: String) throws(GStreamerError) {
+        let target = try writableSpec(property)
+        let origin = try source.readableSpec(sourceProperty)
+        guard g_type_is_a(origin.pointee.value_type, target.pointee.value_type) != 0 else {
+            throw .invalidPropertyValue(object: name, property: property,
+                                        reason: "\(source.name)'s \(sourceProperty) is a \(PropertyConversion.typeName(origin.pointee.value_type)), not a \(PropertyConversion.typeName(target.pointee.value_type))")
+        }
+        let gvalue = OwnedValue(type: origin.pointee.value_type)
+        g_object_get_property(source.g_object, sourceProperty, &gvalue.value)
+        g_object_set_property(g_object, property, &gvalue.value)
+    }
+
     /// True when the object has a property of this name.
     public func hasProperty(_ property: String) -> Bool { cgst_object_find_property(rawPointer, property) != nil }
 
@@ -114,7 +129,7 @@ extension Object {
         return spec
     }
 
-    private func readableSpec(_ property: String) throws(GStreamerError) -> UnsafeMutablePointer<GParamSpec> {
+    fileprivate func readableSpec(_ property: String) throws(GStreamerError) -> UnsafeMutablePointer<GParamSpec> {
         let spec = try spec(property)
         guard spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0 else {
             throw .invalidPropertyValue(object: name, property: property, reason: "it is write-only")

@@ -30,6 +30,12 @@ struct Play: ParsableCommand {
         valueName: "spec"))
     var uplink: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Join a Janus AudioBridge room as a plain-RTP participant: the microphone goes up, the room's mix comes in as the peer 'room'.",
+        discussion: "janus://HOST[:PORT]/ROOM[?display=NAME&pin=PIN] (the HTTP API, port 8088 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server is rejoined with backoff.",
+        valueName: "janus://host:port/room"))
+    var room: String?
+
     @Option(name: .long, help: ArgumentHelp("Write the SDP describing the RTP uplink here (receivers such as gst-launch's sdpdemux, ffplay or VLC open it).", valueName: "path"))
     var uplinkSdp: String?
 
@@ -138,6 +144,12 @@ struct Play: ParsableCommand {
         let uplinkDestinations = try uplink.map { spec throws(PlayerError) in try Play.resolveUplink(spec) }
         let endpoints = uplinkDestinations.compactMap { destination -> RTPEndpoint? in if case .rtp(let endpoint) = destination { return endpoint }; return nil }
         if let uplinkSdp { try Play.writeSessionDescription(endpoints, to: uplinkSdp) }
+        let roomAddress: JanusRoomAddress?
+        do {
+            roomAddress = try room.map { uri throws(EngineError) in try JanusRoomAddress(uri: uri, defaultDisplay: Play.defaultDisplay) }
+        } catch {
+            throw .cannotUse(role: "room", what: room ?? "", reason: PeerArgument.reason(error))
+        }
 
         // Named devices are checked against the sound server's list before anything starts.
         var listing: DeviceListing?
@@ -207,7 +219,7 @@ struct Play: ParsableCommand {
             snapshots = (url, snapshotInterval ?? 1)
         }
         return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
-                            uplinkSDPPath: uplinkSdp, microphone: microphone,
+                            uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
                             output: target, outputDevice: outputDevice, video: videoOutput, snapshots: snapshots,
                             timeline: timeline, controlPath: control, readsStdin: !noStdin)
     }
@@ -260,6 +272,12 @@ struct Play: ParsableCommand {
         } catch {
             throw .cannotWrite(role: "uplink SDP file", path: path, reason: PlayerError.reason(error))
         }
+    }
+
+    /// The room's name for this kiosk unless `?display=` gives one: the machine's host name.
+    private static var defaultDisplay: String {
+        let name = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        return name.isEmpty ? "classroom-player" : String(name.prefix(64))
     }
 
     /// Creates the WAV's folder and the (empty) file, so an unwritable path fails before playing.

@@ -34,6 +34,8 @@ struct PlaySettings: Sendable {
     let uplink: [UplinkDestination]
     /// Where the RTP uplink's session description is written.
     let uplinkSDPPath: String?
+    /// The conferencing room to join, if any.
+    let room: JanusRoomAddress?
     /// The microphone.
     let microphone: Microphone
     /// Where the mix goes.

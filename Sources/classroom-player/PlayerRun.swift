@@ -68,6 +68,7 @@ final class PlayerRun: Sendable {
     private let controller: SessionController
     private let uplink: UplinkSender?
     private let peers: PeerRoster
+    private let room: RoomPresence?
     private let meter = LevelMeter()
     private let state = Mutex(State())
     private let commands = DispatchQueue(label: "classroom-player.commands")
@@ -92,10 +93,26 @@ final class PlayerRun: Sendable {
             throw .cannotUse(role: "uplink", what: settings.uplink.map(\.description).joined(separator: ", "), reason: error.description)
         }
         uplink = sender
+        // The room exists once the engine does; until then (and without --room) frames go only to the sender.
+        let roomBox = Mutex<JanusRoom?>(nil)
         do {
-            controller = try SessionController(output: settings.output, microphone: microphone, logger: logger) { frame in sender?.send(frame) }
+            controller = try SessionController(output: settings.output, microphone: microphone, logger: logger) { frame in
+                sender?.send(frame)
+                roomBox.withLock { $0 }?.send(frame)
+            }
         } catch {
             throw .engineFailed(error.description)
+        }
+        if let address = settings.room {
+            do {
+                let joined = try JanusRoom(address: address, engine: controller.engine, logger: logger)
+                roomBox.withLock { $0 = joined }
+                room = RoomPresence(room: joined, controller: controller, events: events)
+            } catch {
+                throw .cannotUse(role: "room", what: address.description, reason: PeerArgument.reason(error))
+            }
+        } else {
+            room = nil
         }
         let checkCompletion = Mutex<(@Sendable () -> Void)?>(nil)
         peers = PeerRoster(controller: controller, events: events, logger: logger, queue: commands) { checkCompletion.withLock { $0 }?() }
@@ -106,9 +123,10 @@ final class PlayerRun: Sendable {
 
     /// Plays until the run ends; blocks the calling thread. Throws when it cannot start.
     func run() throws(PlayerError) -> Outcome {
-        let sessionToken = controller.session.observe { [events] event in
+        let sessionToken = controller.session.observe { [events, room] event in
             let entry = event.logEntry
             events.emit(entry.name, entry.fields)
+            room?.followSession()
         }
         let engineToken = controller.engine.observe { [weak self] event in self?.handle(event) }
         state.withLock { $0.tokens += [sessionToken, engineToken] }
@@ -143,6 +161,7 @@ final class PlayerRun: Sendable {
             events.emit("output-moved", [("requested", .string(device)), ("route", session.currentRoute.json),
                                          ("reason", .string("the session's route prefers \(output.deviceID) (\(output.port)); the output follows the route"))])
         }
+        try room?.join()
         for peer in settings.peers {
             do {
                 try peers.add(id: peer.id, source: peer.source, by: "command line")
@@ -170,6 +189,7 @@ final class PlayerRun: Sendable {
             ("output", .string(settings.output.description)),
             ("peers", .array(settings.peers.map { .object([("id", .string($0.id)), ("source", .string($0.source.description))]) })),
             ("uplink", .array(settings.uplink.map { .string($0.description) })),
+            ("room", .maybe(settings.room?.description)),
             ("uplink_sdp", uplink.map { sender in .array(sender.sessionDescriptions.map { .string($0) }) } ?? .null),
             ("mic", .string(settings.microphone.description)), ("video", .string(videoDescription)),
             ("route", session.currentRoute.json), ("configuration", session.configuration.json),
@@ -228,6 +248,7 @@ final class PlayerRun: Sendable {
         commands.sync {}   // a command under way finishes before the engine goes
         snapshotter?.stop()
         peers.stopAll()
+        room?.leave()      // leave and destroy the session while the engine still runs
         controller.stop()  // finalises a WAV output
         uplink?.stop()     // after the microphone went: finalises an uplink WAV
         let ending = state.withLock { $0.ending } ?? .completed
@@ -359,6 +380,7 @@ final class PlayerRun: Sendable {
                 meter.forget(EngineGraph.micLevel)
                 if let frames { events.emit("microphone", [("connected", .bool(false)), ("frames", .number(Double(frames)))]) }
             }
+            room?.followSession()
             return [("mic", .bool(controller.isMicrophoneConnected)), ("profile", .string(session.resolvedState.processingProfile.rawValue))]
         case .duck(let on, let owner):
             if on {
@@ -479,6 +501,7 @@ final class PlayerRun: Sendable {
         fields.append(("lesson", .object([("state", .string(lessonState.rawValue)), ("position", .maybe(lesson?.position?.seconds)),
                                           ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(settings.lessonURI))])))
         fields.append(("peers", peers.status))
+        fields.append(("room", room?.status ?? .null))
         if let sender = self.uplink {
             fields.append(("uplink", .object([("destinations", .array(sender.destinations.map { .string($0.description) })),
                                               ("frames", .number(Double(sender.framesSent))), ("dropped", .number(Double(sender.framesDropped))),

@@ -1,0 +1,235 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Janus's HTTP API and its AudioBridge plugin, as a plain-RTP participant uses them — every
+/// request, reply and event of the protocol is in this file (janus.conf.meetecho.com/docs/rest,
+/// /docs/audiobridge). Calls block the calling thread (bounded by their timeout): the room runs
+/// them on threads of its own.
+struct JanusProtocol: Sendable {
+    /// What went wrong talking to the server.
+    enum Failure: Error, Sendable, CustomStringConvertible {
+        /// Nothing answered (refused, unreachable, timed out): the server may come back.
+        case unreachable(String)
+        /// Something answered, but not as Janus does.
+        case notJanus(String)
+        /// Janus refused a request (e.g. 458 no such session).
+        case janus(code: Int, reason: String)
+        /// The AudioBridge refused a request (485 no such room, 489 unauthorized / no RTP participants …).
+        case audioBridge(code: Int, reason: String)
+
+        var description: String {
+            switch self {
+            case .unreachable(let why): return "the server does not answer (\(why))"
+            case .notJanus(let why): return "it is not a Janus server (\(why))"
+            case .janus(let code, let reason): return "Janus refused: \(reason) (\(code))"
+            case .audioBridge(let code, let reason): return "the AudioBridge refused: \(reason) (\(code))"
+            }
+        }
+    }
+
+    /// A participant of the room, as the AudioBridge lists it.
+    struct Participant: Sendable, Hashable {
+        let id: UInt64
+        let display: String?
+        let muted: Bool
+    }
+
+    /// What the long poll brings.
+    enum Event: Sendable {
+        /// We joined: our id, who is there, and where to send our RTP.
+        case joined(id: UInt64, participants: [Participant], rtpAddress: String, rtpPort: Int)
+        /// Participants joined or changed (mute).
+        case participants([Participant])
+        /// A participant left.
+        case leaving(UInt64)
+        /// We left the room.
+        case left
+        /// We were kicked, or the room was destroyed.
+        case removed(String)
+        /// A request of ours failed.
+        case failed(transaction: String?, Failure)
+        /// Anything else (acks of configure, keepalives).
+        case other
+    }
+
+    /// The API's URL, `http://HOST:PORT/janus`.
+    let url: URL
+    /// How long one request may take.
+    let timeout: TimeInterval
+
+    // MARK: Session and handle
+
+    /// `create`: a new session; returns its id.
+    func createSession() throws(Failure) -> UInt64 {
+        let reply = try post(url, ["janus": "create"])
+        guard let id = JanusProtocol.id(reply["data"].flatMap { ($0 as? [String: Any])?["id"] }) else {
+            throw .notJanus("'create' returned no session id")
+        }
+        return id
+    }
+
+    /// `attach` to the AudioBridge plugin; returns the handle id.
+    func attachAudioBridge(session: UInt64) throws(Failure) -> UInt64 {
+        let reply = try post(url.appendingPathComponent("\(session)"), ["janus": "attach", "plugin": "janus.plugin.audiobridge"])
+        guard let id = JanusProtocol.id(reply["data"].flatMap { ($0 as? [String: Any])?["id"] }) else {
+            throw .notJanus("'attach' returned no handle id; is the AudioBridge plugin enabled?")
+        }
+        return id
+    }
+
+    /// `destroy` the session (leaves every handle's room).
+    func destroy(session: UInt64) throws(Failure) {
+        _ = try post(url.appendingPathComponent("\(session)"), ["janus": "destroy"])
+    }
+
+    // MARK: AudioBridge requests (answered by an event on the long poll)
+
+    /// `join` as a plain-RTP participant: Janus will send the room's mix as Opus to `rtpAddress:rtpPort`
+    /// and accept ours only from there. Returns the transaction to match the `joined` event with.
+    func join(session: UInt64, handle: UInt64, room: UInt64, display: String, pin: String?, muted: Bool,
+              rtpAddress: String, rtpPort: Int, payloadType: Int) throws(Failure) -> String {
+        var body: [String: Any] = ["request": "join", "room": room, "display": display, "muted": muted,
+                                   "rtp": ["ip": rtpAddress, "port": rtpPort, "payload_type": payloadType]]
+        if let pin { body["pin"] = pin }
+        return try message(session: session, handle: handle, body)
+    }
+
+    /// `configure` our mute state: the room's talk events and every participant see it.
+    func configure(session: UInt64, handle: UInt64, muted: Bool) throws(Failure) {
+        _ = try message(session: session, handle: handle, ["request": "configure", "muted": muted])
+    }
+
+    /// `leave` the room.
+    func leave(session: UInt64, handle: UInt64) throws(Failure) {
+        _ = try message(session: session, handle: handle, ["request": "leave"])
+    }
+
+    private func message(session: UInt64, handle: UInt64, _ body: [String: Any]) throws(Failure) -> String {
+        let transaction = JanusProtocol.transaction()
+        let reply = try post(url.appendingPathComponent("\(session)/\(handle)"), ["janus": "message", "body": body], transaction: transaction)
+        guard reply["janus"] as? String == "ack" || reply["janus"] as? String == "success" else {
+            throw .notJanus("a plugin message was answered with '\(reply["janus"] ?? "nothing")'")
+        }
+        return transaction
+    }
+
+    // MARK: The long poll
+
+    /// `GET /janus/SESSION?maxev=N`: waits (Janus holds it up to 30 s) for up to N events. It also
+    /// keeps the session alive.
+    func poll(session: UInt64, maxEvents: Int = 10) throws(Failure) -> [Event] {
+        guard let pollURL = URL(string: url.appendingPathComponent("\(session)").absoluteString + "?maxev=\(maxEvents)") else { return [] }
+        let value = try request(pollURL, body: nil, timeout: 40)
+        let items = (value as? [Any]) ?? [value]
+        return try items.map { item throws(Failure) in
+            guard let event = item as? [String: Any] else { throw .notJanus("an event that is not a JSON object") }
+            return try JanusProtocol.event(event)
+        }
+    }
+
+    /// Decodes one event.
+    private static func event(_ event: [String: Any]) throws(Failure) -> Event {
+        let kind = event["janus"] as? String
+        if kind == "error", let error = event["error"] as? [String: Any] {
+            throw .janus(code: (error["code"] as? Int) ?? 0, reason: (error["reason"] as? String) ?? "unknown")
+        }
+        guard kind == "event", let plugin = event["plugindata"] as? [String: Any], let data = plugin["data"] as? [String: Any] else { return .other }
+        let transaction = event["transaction"] as? String
+        if let code = data["error_code"] as? Int {
+            return .failed(transaction: transaction, .audioBridge(code: code, reason: (data["error"] as? String) ?? "unknown"))
+        }
+        let participants = ((data["participants"] as? [[String: Any]]) ?? []).compactMap { entry -> Participant? in
+            guard let id = id(entry["id"]) else { return nil }
+            return Participant(id: id, display: entry["display"] as? String, muted: (entry["muted"] as? Bool) ?? false)
+        }
+        switch data["audiobridge"] as? String {
+        case "joined":
+            guard let id = id(data["id"]), let rtp = data["rtp"] as? [String: Any], let address = rtp["ip"] as? String, let port = rtp["port"] as? Int else {
+                // A "joined" without our id and RTP address is another participant joining.
+                return .participants(participants)
+            }
+            return .joined(id: id, participants: participants, rtpAddress: address, rtpPort: port)
+        case "left":
+            return .left
+        case "destroyed":
+            return .removed("the room was destroyed")
+        case "event":
+            if let leaving = id(data["leaving"]) { return .leaving(leaving) }
+            if let kicked = id(data["kicked"]) { return .leaving(kicked) }
+            if !participants.isEmpty { return .participants(participants) }
+            return .other
+        default:
+            return .other
+        }
+    }
+
+    // MARK: HTTP
+
+    private func post(_ target: URL, _ body: [String: Any], transaction: String = JanusProtocol.transaction()) throws(Failure) -> [String: Any] {
+        var body = body
+        body["transaction"] = transaction
+        guard let reply = try request(target, body: body, timeout: timeout) as? [String: Any] else {
+            throw .notJanus("the reply is not a JSON object")
+        }
+        if reply["janus"] as? String == "error", let error = reply["error"] as? [String: Any] {
+            throw .janus(code: (error["code"] as? Int) ?? 0, reason: (error["reason"] as? String) ?? "unknown")
+        }
+        return reply
+    }
+
+    /// One HTTP exchange (URLSession), decoded as JSON.
+    private func request(_ target: URL, body: [String: Any]?, timeout: TimeInterval) throws(Failure) -> Any {
+        var request = URLRequest(url: target, timeoutInterval: timeout)
+        if let body {
+            request.httpMethod = "POST"
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try? JSONSerialization.data(withJSONObject: body)
+        }
+        let result = Exchange()
+        let task = JanusProtocol.session.dataTask(with: request) { data, response, error in
+            result.finish(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error?.localizedDescription)
+        }
+        task.resume()
+        guard let (data, status, error) = result.wait(upTo: timeout + 1) else {
+            task.cancel()
+            throw .unreachable("no answer within \(Int(timeout)) s")
+        }
+        if let error { throw .unreachable(error) }
+        guard let status, (200..<300).contains(status) else { throw .notJanus("HTTP status \(status.map(String.init) ?? "none") at \(target.path)") }
+        guard let data, let value = try? JSONSerialization.jsonObject(with: data) else { throw .notJanus("the reply at \(target.path) is not JSON") }
+        return value
+    }
+
+    /// One session for every request: connections are reused.
+    private static let session = URLSession(configuration: .ephemeral)
+
+    /// A fresh transaction id.
+    static func transaction() -> String { UUID().uuidString }
+
+    /// A Janus id (a JSON number up to 2^53).
+    static func id(_ value: Any?) -> UInt64? {
+        if let number = value as? NSNumber { return number.uint64Value }
+        if let text = value as? String { return UInt64(text) }
+        return nil
+    }
+}
+
+/// The result of one URLSession task, handed from its callback to the waiting thread.
+private final class Exchange: Sendable {
+    private let result = Mutex<(Data?, Int?, String?)?>(nil)
+    private let done = DispatchSemaphore(value: 0)
+
+    func finish(data: Data?, status: Int?, error: String?) {
+        result.withLock { $0 = (data, status, error) }
+        done.signal()
+    }
+
+    func wait(upTo seconds: TimeInterval) -> (Data?, Int?, String?)? {
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        return result.withLock { $0 }
+    }
+}

@@ -1,0 +1,297 @@
+import Dispatch
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// A kiosk in a Janus AudioBridge room as a plain-RTP participant: the room's mix (everyone but
+/// this kiosk) comes in as the RTC input `rtc-room`, and whatever is handed to `send(_:)` — the
+/// `SessionController`'s uplink frames — goes up as Opus RTP from the same socket.
+///
+/// The room keeps itself joined: the long poll keeps the session alive; a server that stops
+/// answering is `lost` (the room input goes quiet, so alarm 1025 follows) and the room rejoins
+/// with backoff (1, 2, 4 … 30 s) until it is back. Protocol details are in `JanusProtocol`.
+public final class JanusRoom: Sendable {
+    /// A participant of the room.
+    public struct Participant: Sendable, Hashable {
+        /// The AudioBridge's id.
+        public let id: UInt64
+        /// The name it joined with.
+        public let display: String?
+        /// Whether it is muted in the room.
+        public let muted: Bool
+    }
+
+    /// What happens to the room, on the room's own threads.
+    public enum Event: Sendable {
+        /// Joined (again): our id and who else is there.
+        case joined(id: UInt64, participants: [Participant])
+        /// Someone joined.
+        case participantJoined(Participant)
+        /// Someone left.
+        case participantLeft(Participant)
+        /// The server stopped answering or dropped us; the next attempt comes after `retryIn`.
+        case lost(reason: String, retryIn: Duration)
+        /// We left (on `leave()`).
+        case left
+    }
+
+    /// The peer id of the room's mix.
+    public static let peerID = "room"
+    /// The RTP payload type used both ways.
+    static let payloadType = 111
+    /// The waits between rejoin attempts; the last repeats.
+    static let backoff: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30)]
+
+    /// Where the room is.
+    public let address: JanusRoomAddress
+    /// The room's mix as an RTC input of the engine.
+    public let input: AudioInput
+    /// The receiver of the room's mix (figures, level).
+    public let feed: PeerFeed
+
+    private struct State: Sendable {
+        var session: UInt64?
+        var handle: UInt64?
+        var ownID: UInt64?
+        var sender: UplinkSender?
+        var participants: [UInt64: Participant] = [:]
+        var muted = true
+        var stopping = false
+        var attempt = 0
+        var handler: (@Sendable (Event) -> Void)?
+    }
+
+    private let engine: AudioEngine
+    private let api: JanusProtocol
+    private let localAddress: String
+    private let localPort: Int
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let requests = DispatchQueue(label: "classroom-audio.janus-room")
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// Prepares the room's input and receiver on a free local UDP port; nothing is joined yet.
+    public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String = "127.0.0.1", logger: Logger) throws(EngineError) {
+        guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
+        self.address = address
+        self.engine = engine
+        self.api = JanusProtocol(url: url, timeout: 5)
+        self.localAddress = localAddress
+        self.logger = logger
+        localPort = try LocalUDPPort.free(on: localAddress)
+        input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)
+        do {
+            feed = try PeerFeed(source: .rtp(address: localAddress, port: localPort, payloadType: JanusRoom.payloadType), input: input, logger: logger)
+        } catch {
+            try? engine.removeInput(id: input.id)
+            throw error
+        }
+    }
+
+    /// Joins the room, muted or not. Throws for what will not fix itself — not a Janus server, no
+    /// such room, a wrong pin, a room without plain-RTP participants; a server that does not answer
+    /// is reported `lost` and retried. `onEvent` runs on the room's threads.
+    public func join(muted: Bool, onEvent: @escaping @Sendable (Event) -> Void) throws(EngineError) {
+        state.withLock { $0.muted = muted; $0.handler = onEvent }
+        try feed.start { _ in }
+        do {
+            try attemptJoin()
+        } catch .unreachable(let why) {
+            lost(because: "the server \(address.host):\(address.port) does not answer (\(why))")
+        } catch {
+            feed.stop()
+            try? engine.removeInput(id: input.id)
+            throw .badEndpoint(address.description, reason: JanusRoom.advice(for: error, address: address))
+        }
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    /// Sends one uplink frame to the room (nothing while it is not joined).
+    public func send(_ frame: UplinkFrame) {
+        state.withLock { $0.sender }?.send(frame)
+    }
+
+    /// Mutes or unmutes this kiosk in the room (AudioBridge `configure`), so the room's talk
+    /// events and the teacher's UI see it; remembered for rejoins.
+    public func setMuted(_ muted: Bool) {
+        let target = state.withLock { state -> (UInt64, UInt64)? in
+            guard state.muted != muted else { return nil }
+            state.muted = muted
+            guard let session = state.session, let handle = state.handle else { return nil }
+            return (session, handle)
+        }
+        guard let (session, handle) = target else { return }
+        requests.async { [api, logger] in
+            do { try api.configure(session: session, handle: handle, muted: muted) } catch {
+                logger.warning("room: could not \(muted ? "mute" : "unmute") this kiosk: \(error)")
+            }
+        }
+    }
+
+    /// Whether this kiosk is (to be) muted in the room.
+    public var isMuted: Bool { state.withLock { $0.muted } }
+    /// Whether the room is joined now.
+    public var isJoined: Bool { state.withLock { $0.ownID != nil } }
+    /// Who else is in the room.
+    public var participants: [Participant] { state.withLock { Array($0.participants.values) }.sorted { $0.id < $1.id } }
+
+    /// Leaves the room and destroys the session (bounded: about 2 s when the server is gone), then
+    /// stops sending and receiving and takes the room's input out of the mix.
+    public func leave() {
+        let (session, handle, sender, handler, wasStopping) = state.withLock { state in
+            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil }
+            return (state.session, state.handle, state.sender, state.handler, state.stopping)
+        }
+        guard !wasStopping else { return }
+        wake.signal()
+        let quick = JanusProtocol(url: api.url, timeout: 2)
+        if let session {
+            if let handle { try? quick.leave(session: session, handle: handle) }
+            try? quick.destroy(session: session)
+        }
+        sender?.stop()
+        feed.stop()
+        try? engine.removeInput(id: input.id)
+        handler?(.left)
+    }
+
+    // MARK: Joining
+
+    /// create → attach → join → wait for `joined`; then the uplink sends from the receiver's socket.
+    private func attemptJoin() throws(JanusProtocol.Failure) {
+        let session = try api.createSession()
+        let handle: UInt64
+        let transaction: String
+        do {
+            handle = try api.attachAudioBridge(session: session)
+            let muted = state.withLock { $0.muted }
+            transaction = try api.join(session: session, handle: handle, room: address.room, display: address.display, pin: address.pin,
+                                       muted: muted, rtpAddress: localAddress, rtpPort: localPort, payloadType: JanusRoom.payloadType)
+        } catch {
+            try? api.destroy(session: session)
+            throw error
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            for event in try api.poll(session: session) {
+                switch event {
+                case .joined(let id, let participants, let rtpAddress, let rtpPort):
+                    try joined(session: session, handle: handle, id: id, participants: participants, rtpAddress: rtpAddress, rtpPort: rtpPort)
+                    return
+                case .failed(let failed, let failure) where failed == transaction:
+                    try? api.destroy(session: session)
+                    throw failure
+                default:
+                    apply(event)
+                }
+            }
+        }
+        try? api.destroy(session: session)
+        throw .unreachable("no answer to 'join' within 10 s")
+    }
+
+    private func joined(session: UInt64, handle: UInt64, id: UInt64, participants: [JanusProtocol.Participant],
+                        rtpAddress: String, rtpPort: Int) throws(JanusProtocol.Failure) {
+        let sender: UplinkSender
+        do {
+            let endpoint = try RTPEndpoint(host: rtpAddress, port: rtpPort, payloadType: JanusRoom.payloadType)
+            sender = try UplinkSender(destinations: [.rtp(endpoint)], sendingFrom: feed.rtpReceiver, logger: logger)
+            try sender.start()
+        } catch {
+            try? api.destroy(session: session)
+            throw .notJanus("the room's RTP address \(rtpAddress):\(rtpPort) cannot be sent to: \(error)")
+        }
+        let list = participants.map { Participant(id: $0.id, display: $0.display, muted: $0.muted) }
+        let (handler, old) = state.withLock { state in
+            defer {
+                state.session = session; state.handle = handle; state.ownID = id; state.sender = sender; state.attempt = 0
+                state.participants = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+            }
+            return (state.handler, state.sender)
+        }
+        old?.stop()
+        logger.info("room joined", metadata: ["room": "\(address)", "id": "\(id)", "rtp": "\(rtpAddress):\(rtpPort)"])
+        handler?(.joined(id: id, participants: list))
+    }
+
+    // MARK: The room's thread
+
+    /// Long-polls while joined; rejoins with backoff while not; ends with `leave()`.
+    private func run() {
+        while !state.withLock({ $0.stopping }) {
+            guard let session = state.withLock({ $0.session }) else {
+                let attempt = state.withLock { state -> Int in defer { state.attempt += 1 }; return state.attempt }
+                let wait = JanusRoom.backoff[min(attempt, JanusRoom.backoff.count - 1)]
+                _ = wake.wait(timeout: .now() + .milliseconds(Int(wait.components.seconds * 1_000)))
+                guard !state.withLock({ $0.stopping }) else { return }
+                do {
+                    try attemptJoin()
+                } catch {
+                    let next = JanusRoom.backoff[min(attempt + 1, JanusRoom.backoff.count - 1)]
+                    logger.warning("room: rejoining \(address) failed: \(error); next attempt in \(next)")
+                }
+                continue
+            }
+            do {
+                for event in try api.poll(session: session) { apply(event) }
+            } catch {
+                guard !state.withLock({ $0.stopping }) else { return }
+                lost(because: "\(error)")
+            }
+        }
+    }
+
+    private func apply(_ event: JanusProtocol.Event) {
+        var events: [Event] = []
+        state.withLock { state in
+            switch event {
+            case .participants(let list):
+                for entry in list where entry.id != state.ownID {
+                    let participant = Participant(id: entry.id, display: entry.display, muted: entry.muted)
+                    if state.participants.updateValue(participant, forKey: entry.id) == nil { events.append(.participantJoined(participant)) }
+                }
+            case .leaving(let id):
+                if let participant = state.participants.removeValue(forKey: id) { events.append(.participantLeft(participant)) }
+            case .removed(let why):
+                state.session = nil
+                events.append(.lost(reason: why, retryIn: JanusRoom.backoff[0]))
+            default:
+                break
+            }
+        }
+        let handler = state.withLock { $0.handler }
+        for event in events { handler?(event) }
+    }
+
+    /// The server is gone (or dropped us): stop sending, forget the session, say so; `run` rejoins.
+    private func lost(because reason: String) {
+        let (sender, handler, attempt) = state.withLock { state in
+            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.participants = [:] }
+            return (state.sender, state.handler, state.attempt)
+        }
+        sender?.stop()
+        logger.warning("room lost: \(reason)")
+        handler?(.lost(reason: reason, retryIn: JanusRoom.backoff[min(attempt, JanusRoom.backoff.count - 1)]))
+    }
+
+    /// What to change, for a refusal that will not fix itself.
+    static func advice(for failure: JanusProtocol.Failure, address: JanusRoomAddress) -> String {
+        switch failure {
+        case .notJanus(let why):
+            return "\(address.host):\(address.port) is not a Janus HTTP API (\(why)); check the host and port (Janus listens on 8088 by default)"
+        case .audioBridge(485, _):
+            return "the server has no AudioBridge room \(address.room); create it (a room-\(address.room) section in janus.plugin.audiobridge.jcfg) or use another room number"
+        case .audioBridge(489, let reason) where reason.lowercased().contains("rtp"):
+            return "room \(address.room) does not take plain-RTP participants; set allow_rtp_participants = true in its section of janus.plugin.audiobridge.jcfg"
+        case .audioBridge(489, _):
+            return "room \(address.room) refused the pin; give the room's pin as ?pin=PIN"
+        case .audioBridge(let code, let reason):
+            return "the AudioBridge refused to join room \(address.room): \(reason) (\(code))"
+        case .janus(let code, let reason):
+            return "Janus refused: \(reason) (\(code)); is the AudioBridge plugin enabled?"
+        case .unreachable(let why):
+            return "the server does not answer (\(why))"
+        }
+    }
+}

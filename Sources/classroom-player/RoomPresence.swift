@@ -1,0 +1,66 @@
+import ClassroomAudio
+import ClassroomEngine
+import Foundation
+import Synchronization
+
+/// The kiosk in a conferencing room (`--room janus://…`): joins it, says what happens to it as
+/// events, keeps this kiosk muted in the room whenever its microphone is off or the session is
+/// interrupted, and leaves it on every stop.
+final class RoomPresence: Sendable {
+    let room: JanusRoom
+    private let events: EventLog
+    private let controller: SessionController
+
+    init(room: JanusRoom, controller: SessionController, events: EventLog) {
+        self.room = room
+        self.controller = controller
+        self.events = events
+    }
+
+    /// Whether the session wants this kiosk muted in the room now.
+    var shouldBeMuted: Bool { !controller.isMicrophoneConnected || controller.session.resolvedState.isInterrupted }
+
+    /// Joins; throws (exit 1) for a room that cannot be joined as configured.
+    func join() throws(PlayerError) {
+        do {
+            try room.join(muted: shouldBeMuted) { [events] event in RoomPresence.emit(event, to: events) }
+        } catch {
+            throw .cannotUse(role: "room", what: room.address.description, reason: PeerArgument.reason(error))
+        }
+    }
+
+    /// Follows the session: call after every session event and microphone change.
+    func followSession() { room.setMuted(shouldBeMuted) }
+
+    /// Leaves the room (bounded, about 2 s when the server is gone).
+    func leave() { room.leave() }
+
+    /// The room for `status`.
+    var status: JSON {
+        .object([("address", .string(room.address.description)), ("display", .string(room.address.display)),
+                 ("joined", .bool(room.isJoined)), ("muted", .bool(room.isMuted)),
+                 ("participants", .array(room.participants.map(RoomPresence.json))),
+                 ("receiving", .bool(room.feed.isReceiving)), ("level_db", .maybe(room.feed.level)),
+                 ("seconds", .number(room.feed.secondsPushed)), ("resyncs", .number(Double(room.input.timelineResyncs))),
+                 ("dropped", .number(Double(room.input.droppedPushes)))])
+    }
+
+    private static func json(_ participant: JanusRoom.Participant) -> JSON {
+        .object([("id", .number(Double(participant.id))), ("display", .maybe(participant.display)), ("muted", .bool(participant.muted))])
+    }
+
+    private static func emit(_ event: JanusRoom.Event, to events: EventLog) {
+        switch event {
+        case .joined(let id, let participants):
+            events.emit("room-joined", [("id", .number(Double(id))), ("participants", .array(participants.map(json)))])
+        case .participantJoined(let participant):
+            events.emit("room-participant", [("action", .string("joined")), ("participant", json(participant))])
+        case .participantLeft(let participant):
+            events.emit("room-participant", [("action", .string("left")), ("participant", json(participant))])
+        case .lost(let reason, let retryIn):
+            events.emit("room-lost", [("message", .string(reason)), ("retry_in", .number(Double(retryIn.components.seconds)))])
+        case .left:
+            events.emit("room-left", [])
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A private Janus (Debian's `janus`) for one test: its own config folder with the HTTP transport
+/// on 127.0.0.1 only and the AudioBridge with three 48 kHz rooms (1234 takes plain-RTP
+/// participants, 2222 does not, 3333 has a pin); every other plugin and transport disabled.
+final class JanusServer: @unchecked Sendable {
+    // Process is thread-safe for what is used here (run, terminate, isRunning).
+    let folder: URL
+    let port: Int
+    private var process: Process?
+
+    /// A free TCP port on 127.0.0.1.
+    static func freeTCPPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        guard let port = Fixtures.bindLoopback(descriptor, port: 0) else { throw PlayerTestError.setupFailed("no free TCP port") }
+        return port
+    }
+
+    init(in folder: URL) throws {
+        self.folder = folder.appendingPathComponent("janus")
+        port = try JanusServer.freeTCPPort()
+        try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
+        let libraries = "/usr/lib/x86_64-linux-gnu/janus"
+        let files = [
+            "janus.jcfg": """
+                general: { configs_folder = "\(self.folder.path)", plugins_folder = "\(libraries)/plugins", transports_folder = "\(libraries)/transports",
+                           events_folder = "\(libraries)/events", loggers_folder = "\(libraries)/loggers", debug_level = 4, session_timeout = 60 }
+                nat: { ice_ignore_list = "vmnet" }
+                plugins: { disable = "libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_streaming.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_videoroom.so,libjanus_voicemail.so" }
+                transports: { disable = "libjanus_websockets.so,libjanus_pfunix.so,libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_rabbitmq.so" }
+                loggers: { disable = "libjanus_jsonlog.so" }
+                events: { broadcast = false }
+                """,
+            "janus.transport.http.jcfg": """
+                general: { json = "plain", base_path = "/janus", http = true, port = \(port), ip = "127.0.0.1", https = false }
+                admin: { admin_http = false }
+                """,
+            // local_ip: without it Janus names the host's first interface address for RTP (RTC-NOTES).
+            "janus.plugin.audiobridge.jcfg": """
+                general: { local_ip = "127.0.0.1" }
+                room-1234: { description = "Class 1234", sampling_rate = 48000, allow_rtp_participants = true }
+                room-2222: { description = "No plain RTP", sampling_rate = 48000 }
+                room-3333: { description = "With a pin", sampling_rate = 48000, pin = "secret", allow_rtp_participants = true }
+                """,
+        ]
+        for (name, text) in files { try text.write(to: self.folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+    }
+
+    /// Starts Janus and waits (up to 10 s) until its HTTP API answers.
+    func start() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/janus")
+        process.arguments = ["-F", folder.path, "-C", folder.appendingPathComponent("janus.jcfg").path]
+        process.standardInput = FileHandle.nullDevice
+        let log = folder.appendingPathComponent("janus.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = process.standardOutput
+        try process.run()
+        self.process = process
+        guard await waitUntil(timeout: .seconds(10), { (try? self.request(["janus": "info"]))?["janus"] as? String == "server_info" }) else {
+            throw PlayerTestError.setupFailed("janus did not answer on port \(port): \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        }
+    }
+
+    /// Kills Janus at once (a crash, not a shutdown).
+    func kill() {
+        guard let process, process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The room's participants as Janus lists them (display → muted).
+    func participants(room: Int) throws -> [String: Bool] {
+        let session = try create()
+        defer { _ = try? request(["janus": "destroy"], path: "/\(session)") }
+        let handle = try attach(session)
+        let reply = try request(["janus": "message", "body": ["request": "listparticipants", "room": room]], path: "/\(session)/\(handle)")
+        let list = ((reply["plugindata"] as? [String: Any])?["data"] as? [String: Any])?["participants"] as? [[String: Any]] ?? []
+        return Dictionary(list.compactMap { entry in (entry["display"] as? String).map { ($0, entry["muted"] as? Bool ?? false) } }, uniquingKeysWith: { $1 })
+    }
+
+    /// Joins `room` as a plain-RTP participant receiving on `port`; returns Janus's RTP port to send to.
+    func joinRTP(room: Int, display: String, port: Int) async throws -> Int {
+        let session = try create()
+        let handle = try attach(session)
+        _ = try request(["janus": "message", "body": ["request": "join", "room": room, "display": display,
+                                                       "rtp": ["ip": "127.0.0.1", "port": port, "payload_type": 111]]], path: "/\(session)/\(handle)")
+        let polled = try requestAny(nil, path: "/\(session)?maxev=1")
+        let events = (polled as? [[String: Any]]) ?? [(polled as? [String: Any]) ?? [:]]
+        guard let data = (events.first?["plugindata"] as? [String: Any])?["data"] as? [String: Any],
+              let rtp = data["rtp"] as? [String: Any], let janusPort = rtp["port"] as? Int else {
+            throw PlayerTestError.setupFailed("the RTP participant could not join: \(events)")
+        }
+        // Kept alive by keepalives every 10 s (sessions expire after 60 s without a request).
+        keepAlive(session)
+        return janusPort
+    }
+
+    private func keepAlive(_ session: UInt64) {
+        Thread.detachNewThread { [self] in
+            while (try? request(["janus": "keepalive"], path: "/\(session)")) != nil { Thread.sleep(forTimeInterval: 10) }
+        }
+    }
+
+    private func create() throws -> UInt64 {
+        guard let id = ((try request(["janus": "create"]))["data"] as? [String: Any])?["id"] as? NSNumber else { throw PlayerTestError.setupFailed("janus create") }
+        return id.uint64Value
+    }
+
+    private func attach(_ session: UInt64) throws -> UInt64 {
+        guard let id = ((try request(["janus": "attach", "plugin": "janus.plugin.audiobridge"], path: "/\(session)"))["data"] as? [String: Any])?["id"] as? NSNumber else {
+            throw PlayerTestError.setupFailed("janus attach")
+        }
+        return id.uint64Value
+    }
+
+    private func request(_ body: [String: Any], path: String = "") throws -> [String: Any] {
+        var body = body
+        body["transaction"] = UUID().uuidString
+        guard let reply = try requestAny(body, path: path) as? [String: Any] else { throw PlayerTestError.setupFailed("janus: not an object") }
+        return reply
+    }
+
+    private func requestAny(_ body: [String: Any]?, path: String) throws -> Any {
+        guard let url = URL(string: "http://127.0.0.1:\(port)/janus\(path)") else { throw PlayerTestError.setupFailed("url") }
+        var request = URLRequest(url: url, timeoutInterval: 5)
+        if let body {
+            request.httpMethod = "POST"
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        URLSession.shared.dataTask(with: request) { data, _, _ in box.data = data; done.signal() }.resume()
+        guard done.wait(timeout: .now() + 6) == .success, let data = box.data else { throw PlayerTestError.setupFailed("janus did not answer") }
+        return try JSONSerialization.jsonObject(with: data)
+    }
+
+    deinit { kill() }
+}
+
+/// Carries one reply from URLSession's callback to the waiting test.
+private final class ResultBox: @unchecked Sendable {
+    // Written before the semaphore is signalled, read after the wait.
+    var data: Data?
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+@Suite("classroom-player: a class of kiosks in a Janus AudioBridge room", .serialized)
+struct JanusTests {
+    @Test("a room that cannot be joined as configured ends the start with exit 1 and says what to change", arguments: [
+        ("/9999", "has no AudioBridge room 9999"),
+        ("/3333?pin=wrong", "refused the pin; give the room's pin as ?pin=PIN"),
+        ("/2222", "set allow_rtp_participants = true"),
+        ("NOT-JANUS/1234", "is not a Janus HTTP API"),
+    ])
+    func refusedRooms(path: String, message: String) async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 2, volume: 0.05)
+        let janus = try JanusServer(in: folder)
+        try await janus.start()
+        defer { janus.kill() }
+        var uri = "janus://127.0.0.1:\(janus.port)\(path)"
+        var other: Process?
+        if path.hasPrefix("NOT-JANUS") {
+            // An HTTP server that is not Janus: it refuses the POST.
+            let port = try JanusServer.freeTCPPort()
+            other = try Fixtures.start("/usr/bin/python3", ["-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", folder.path])
+            _ = await waitUntil(timeout: .seconds(5)) { (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/")!)) != nil }
+            uri = "janus://127.0.0.1:\(port)/1234"
+        }
+        defer { other?.terminate() }
+        let result = try await PlayerProcess.run(["play", lesson.path, "--room", uri, "--mic", "none", "--output", "null", "--no-stdin"], in: folder)
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+    }
+
+    @Test("two kiosks and an RTP sender in one room: each kiosk hears the others and not itself; a muted kiosk is muted in the room and gone from the mix; Janus killed and restarted gives room-lost, then room-joined and audio again")
+    func classroom() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 24, volume: 0)
+        let low = 200...900, high = 2_000...3_600, tone = 1_440...1_560
+        let voiceA = folder.appendingPathComponent("a.wav"), voiceB = folder.appendingPathComponent("b.wav")
+        let story = "Good morning class. Today we read the story of the little red hen, page twelve. Please open your books and follow the words with your finger."
+        try Fixtures.speech(story + " " + story, at: voiceA, band: low)
+        try Fixtures.speech("Hello teacher. I have a question about the homework for tomorrow. Can you explain the second exercise again please? " + story, at: voiceB, band: high)
+        let timelineA = folder.appendingPathComponent("a.json"), timelineB = folder.appendingPathComponent("b.json")
+        try #"[{"at": 0.2, "do": "mic", "on": true}]"#.write(to: timelineA, atomically: true, encoding: .utf8)
+        try #"[{"at": 0.2, "do": "mic", "on": true}, {"at": 6.0, "do": "mic", "on": false}]"#.write(to: timelineB, atomically: true, encoding: .utf8)
+        let janus = try JanusServer(in: folder)
+        try await janus.start()
+        defer { janus.kill() }
+        func kiosk(_ name: String, voice: URL, timeline: URL) throws -> (PlayerProcess, URL, URL) {
+            let wav = folder.appendingPathComponent("kiosk-\(name).wav"), events = folder.appendingPathComponent("events-\(name).jsonl")
+            let player = try PlayerProcess(["play", lesson.path, "--room", "janus://127.0.0.1:\(janus.port)/1234?display=kiosk-\(name)", "--mic", voice.path,
+                                            "--script", timeline.path, "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder)
+            return (player, wav, events)
+        }
+        let (a, wavA, eventsA) = try kiosk("a", voice: voiceA, timeline: timelineA)
+        let (b, wavB, eventsB) = try kiosk("b", voice: voiceB, timeline: timelineB)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(eventsA, named: "room-joined").isEmpty && !Fixtures.events(eventsB, named: "room-joined").isEmpty },
+                "a: \(a.stderr) b: \(b.stderr)")
+        // A third participant: gst-launch-1.0 sending a 1.5 kHz Opus tone from the port it joined with.
+        func toneSender() async throws -> Process {
+            let receive = try Fixtures.freeUDPPort()
+            let janusPort = try await janus.joinRTP(room: 1234, display: "tone", port: receive)
+            return try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "audiotestsrc", "is-live=true", "wave=sine", "freq=1500", "volume=0.1", "!",
+                                                                  "audio/x-raw,rate=48000,channels=1", "!", "opusenc", "!", "rtpopuspay", "pt=111", "!",
+                                                                  "udpsink", "host=127.0.0.1", "port=\(janusPort)", "bind-address=127.0.0.1", "bind-port=\(receive)"])
+        }
+        var sender = try await toneSender()
+        defer { sender.terminate() }
+        try await Task.sleep(for: .seconds(8))
+        let muted = try janus.participants(room: 1234)
+        print("FIGURE room after B's microphone went off: \(muted)")
+        #expect(muted["kiosk-b"] == true && muted["kiosk-a"] == false, "\(muted)")
+
+        // The server dies mid-class and comes back.
+        janus.kill()
+        sender.terminate()
+        #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(eventsA, named: "room-lost").isEmpty })
+        try await Task.sleep(for: .seconds(1))
+        try await janus.start()
+        #expect(await waitUntil(timeout: .seconds(12)) { Fixtures.events(eventsA, named: "room-joined").count >= 2 && Fixtures.events(eventsB, named: "room-joined").count >= 2 })
+        sender = try await toneSender()
+        #expect(try await a.exitStatus(within: .seconds(40)) == 0, "stderr: \(a.stderr)")
+        #expect(try await b.exitStatus(within: .seconds(40)) == 0, "stderr: \(b.stderr)")
+
+        let lostAt = Fixtures.events(eventsA, named: "room-lost").first?["t"] as? Double ?? 0
+        let rejoinedAt = Fixtures.events(eventsA, named: "room-joined").dropFirst().first?["t"] as? Double ?? 0
+        let alarm = Fixtures.events(eventsA, named: "alarm").first { $0["number"] as? Int == 1025 }
+        print("FIGURE room lost at \(lostAt) s, rejoined at \(rejoinedAt) s; 1025 on \(alarm?["owner"] ?? "-") at \(alarm?["t"] ?? "-") s; A left: \(Fixtures.events(eventsA, named: "room-left").count)")
+        #expect(alarm?["owner"] as? String == "rtc-room")
+        #expect(!Fixtures.events(eventsA, named: "room-left").isEmpty && !Fixtures.events(eventsB, named: "room-left").isEmpty)
+        let participants = Fixtures.events(eventsA, named: "room-participant").compactMap { ($0["participant"] as? [String: Any])?["display"] as? String }
+        #expect(participants.contains("kiosk-b") && participants.contains("tone"), "\(participants)")
+
+        func level(_ wav: URL, _ band: ClosedRange<Int>, _ from: Double, _ to: Double) throws -> Double { try Fixtures.bandLevel(wav, from: from, to: to, band: band) }
+        let heard = [
+            "A hears B": try level(wavA, high, 1, 5.5), "B hears A": try level(wavB, low, 1, 5.5),
+            "A hears the tone": try level(wavA, tone, 2, 5.5), "B hears the tone": try level(wavB, tone, 2, 5.5),
+            "A, its own voice": try level(wavA, low, 1, 5.5), "B, its own voice": try level(wavB, high, 1, 5.5),
+            "A hears B after B's mic went off": try level(wavA, high, 7, lostAt - 0.5),
+            "A hears the tone after the rejoin": try level(wavA, tone, rejoinedAt + 1.5, rejoinedAt + 4),
+        ]
+        print("FIGURE levels (dBFS): " + heard.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: "; "))
+        for key in ["A hears B", "B hears A", "A hears the tone", "B hears the tone", "A hears the tone after the rejoin"] {
+            #expect((heard[key] ?? -200) > -50, "\(key): \(heard[key] ?? -200) dBFS")
+        }
+        #expect((heard["A, its own voice"] ?? 0) < (heard["A hears B"] ?? 0) - 30)
+        #expect((heard["B, its own voice"] ?? 0) < (heard["B hears A"] ?? 0) - 30)
+        // The tone's Opus noise lies around -65 dB in B's band; B itself is gone.
+        #expect((heard["A hears B after B's mic went off"] ?? 0) < min(-55, (heard["A hears B"] ?? 0) - 25))
+    }
+}
