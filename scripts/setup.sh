@@ -19,6 +19,8 @@ packages=(
   espeak-ng                           # speech for tests and samples
   sox                                 # measuring what came out
   ffmpeg                              # a second, independent RTP sender (Opus on pt 111, G.711) in the tests
+  janus                               # a real conferencing server (AudioBridge) for the room tests and bench
+  libcurl4                            # FoundationNetworking's HTTP (Janus's API)
 )
 
 missing=()

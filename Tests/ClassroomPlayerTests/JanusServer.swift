@@ -3,9 +3,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A private Janus (Debian's `janus`) for one test: its own config folder with the HTTP transport
-/// on 127.0.0.1 only and the AudioBridge with three 48 kHz rooms (1234 takes plain-RTP
-/// participants, 2222 does not, 3333 has a pin); every other plugin and transport disabled.
+/// A private Janus for one test, started by `scripts/janus-server.sh` (its own config folder, the
+/// HTTP API on 127.0.0.1 only, AudioBridge rooms 1234 with plain RTP, 2222 without, 3333 with a pin).
 final class JanusServer: @unchecked Sendable {
     // Process is thread-safe for what is used here (run, terminate, isRunning).
     let folder: URL
@@ -23,39 +22,15 @@ final class JanusServer: @unchecked Sendable {
     init(in folder: URL) throws {
         self.folder = folder.appendingPathComponent("janus")
         port = try JanusServer.freeTCPPort()
-        try FileManager.default.createDirectory(at: self.folder, withIntermediateDirectories: true)
-        let libraries = "/usr/lib/x86_64-linux-gnu/janus"
-        let files = [
-            "janus.jcfg": """
-                general: { configs_folder = "\(self.folder.path)", plugins_folder = "\(libraries)/plugins", transports_folder = "\(libraries)/transports",
-                           events_folder = "\(libraries)/events", loggers_folder = "\(libraries)/loggers", debug_level = 4, session_timeout = 60 }
-                nat: { ice_ignore_list = "vmnet" }
-                plugins: { disable = "libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_streaming.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_videoroom.so,libjanus_voicemail.so" }
-                transports: { disable = "libjanus_websockets.so,libjanus_pfunix.so,libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_rabbitmq.so" }
-                loggers: { disable = "libjanus_jsonlog.so" }
-                events: { broadcast = false }
-                """,
-            "janus.transport.http.jcfg": """
-                general: { json = "plain", base_path = "/janus", http = true, port = \(port), ip = "127.0.0.1", https = false }
-                admin: { admin_http = false }
-                """,
-            // local_ip: without it Janus names the host's first interface address for RTP (RTC-NOTES).
-            "janus.plugin.audiobridge.jcfg": """
-                general: { local_ip = "127.0.0.1" }
-                room-1234: { description = "Class 1234", sampling_rate = 48000, allow_rtp_participants = true }
-                room-2222: { description = "No plain RTP", sampling_rate = 48000 }
-                room-3333: { description = "With a pin", sampling_rate = 48000, pin = "secret", allow_rtp_participants = true }
-                """,
-        ]
-        for (name, text) in files { try text.write(to: self.folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
     }
 
     /// Starts Janus and waits (up to 10 s) until its HTTP API answers.
     func start() async throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/janus")
-        process.arguments = ["-F", folder.path, "-C", folder.appendingPathComponent("janus.jcfg").path]
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [Fixtures.root.appendingPathComponent("scripts/janus-server.sh").path, folder.path, "\(port)"]
         process.standardInput = FileHandle.nullDevice
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let log = folder.appendingPathComponent("janus.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: log)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs a private Janus (Debian's `janus`) in the foreground for tests and the benchmark: its own
+# config folder with the HTTP API on 127.0.0.1:PORT only, the AudioBridge with three 48 kHz rooms
+# (1234 takes plain-RTP participants, 2222 does not, 3333 has the pin "secret"), every other
+# plugin, transport and logger disabled.
+#
+#   scripts/janus-server.sh CONFIG_DIR HTTP_PORT
+set -euo pipefail
+
+dir=${1:?usage: janus-server.sh CONFIG_DIR HTTP_PORT}
+port=${2:?usage: janus-server.sh CONFIG_DIR HTTP_PORT}
+libraries=/usr/lib/x86_64-linux-gnu/janus
+[[ -d $libraries ]] || libraries=$(dirname "$(dpkg -L janus | grep -m1 '/janus/plugins/')")
+mkdir -p "$dir"
+
+cat > "$dir/janus.jcfg" <<JCFG
+general: { configs_folder = "$dir", plugins_folder = "$libraries/plugins", transports_folder = "$libraries/transports",
+           events_folder = "$libraries/events", loggers_folder = "$libraries/loggers", debug_level = 4, session_timeout = 60 }
+nat: { ice_ignore_list = "vmnet" }
+plugins: { disable = "libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_streaming.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_videoroom.so,libjanus_voicemail.so" }
+transports: { disable = "libjanus_websockets.so,libjanus_pfunix.so,libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_rabbitmq.so" }
+loggers: { disable = "libjanus_jsonlog.so" }
+events: { broadcast = false }
+JCFG
+
+cat > "$dir/janus.transport.http.jcfg" <<JCFG
+general: { json = "plain", base_path = "/janus", http = true, port = $port, ip = "127.0.0.1", https = false }
+admin: { admin_http = false }
+JCFG
+
+# local_ip: without it Janus names the host's first interface address for RTP, and packets sent
+# to 127.0.0.1 never arrive (shared/RTC-NOTES.md).
+cat > "$dir/janus.plugin.audiobridge.jcfg" <<JCFG
+general: { local_ip = "127.0.0.1" }
+room-1234: { description = "Class 1234", sampling_rate = 48000, allow_rtp_participants = true }
+room-2222: { description = "No plain RTP", sampling_rate = 48000 }
+room-3333: { description = "With a pin", sampling_rate = 48000, pin = "secret", allow_rtp_participants = true }
+JCFG
+
+exec janus -F "$dir" -C "$dir/janus.jcfg"
