@@ -17,90 +17,146 @@ enum MouthToEarMeasurement {
     /// What counts as the burst's arrival (dBFS of a sample): far above silence, below the burst.
     private static let threshold: Int16 = 1_000
 
+    /// How A's uplink reaches B.
+    enum Path: Sendable {
+        /// A's UplinkSender straight to B's PeerFeed on loopback.
+        case direct
+        /// Both kiosks in room 1234 of a private Janus (scripts/janus-server.sh) on this HTTP port.
+        case janus(port: Int)
+    }
+
     static func rows(runs: Int, logger: Logger) async -> [BenchmarkRow] {
+        var rows: [BenchmarkRow] = []
+        var direct: Double?
         let method = """
             Two SessionControllers in one process (headless outputs: fakesink in real time, no device buffer), A with a pushed \
-            microphone and the voice profile (AEC, NS, AGC), its uplink callback feeding an UplinkSender to 127.0.0.1; B with a \
-            PeerFeed on that port. A feeder pushes a 10 ms frame every 10 ms into A's microphone; every second one 40 ms 1 kHz \
-            burst. Times on CLOCK_MONOTONIC (the engines' clock): the burst's push; the uplink callback whose frame holds its onset \
-            (capture → DSP → callback); the moment B's output renders the onset (the sink's buffer running time + the pipeline \
-            latency, converted to the clock). Median of the bursts.
+            microphone and the voice profile (AEC, NS, AGC). A feeder pushes a 10 ms frame every 10 ms into A's microphone; every \
+            second one 40 ms 1 kHz burst. Times on CLOCK_MONOTONIC (the engines' clock): the burst's push; the uplink callback whose \
+            frame holds its onset (capture → DSP → callback); the moment B's output renders the onset (the sink's buffer running \
+            time + the pipeline latency, converted to the clock). Median of the bursts.
             """
         do {
+            let result = try await measure(.direct, runs: runs, logger: logger)
+            direct = result.median
+            rows.append(BenchmarkRow(measure: measure, value: result.median, unit: "ms", baseline: baseline, goal: goal, pass: result.median <= 100,
+                                     runs: result.count, method: method + " A's uplink callback feeds an UplinkSender to 127.0.0.1; B receives it with a PeerFeed." + result.parts))
+        } catch {
+            rows.append(.notMeasured(measure, unit: "ms", baseline: baseline, goal: goal, method: method, error: error))
+        }
+        let janusMeasure = "Mouth-to-ear latency: kiosk A → Janus AudioBridge → kiosk B on loopback (plain RTP, Opus)"
+        let janusBaseline = "the direct kiosk → kiosk figure above" + (direct.map { ": \(formatted($0, "ms"))" } ?? "")
+        var janus: Process?
+        do {
+            let port = try JanusLauncher.freeTCPPort()
+            janus = try await JanusLauncher.start(port: port)
+            let result = try await measure(.janus(port: port), runs: runs, logger: logger)
+            rows.append(BenchmarkRow(measure: janusMeasure, value: result.median, unit: "ms", baseline: janusBaseline, goal: goal, pass: result.median <= 100,
+                                     runs: result.count, method: method + " Both kiosks are JanusRooms in room 1234 of a private Janus 1.1 (scripts/janus-server.sh): "
+                                         + "A's frames go up as Opus RTP, Janus decodes, mixes (20 ms frames, its own jitter buffer), encodes and sends B the mix." + result.parts))
+        } catch {
+            rows.append(.notMeasured(janusMeasure, unit: "ms", baseline: janusBaseline, goal: goal, method: method, error: error))
+        }
+        janus?.terminate()
+        return rows
+    }
+
+    /// The figures of one path: the median, how many bursts arrived, and the parts as prose.
+    struct Result {
+        let median: Double
+        let count: Int
+        let parts: String
+    }
+
+    static func measure(_ path: Path, runs: Int, logger: Logger) async throws -> Result {
+        let pushedAt = Mutex<UInt64?>(nil)
+        let calledBack = Mutex<[UInt64]>([])
+        let rendered = Mutex<[UInt64]>([])
+        let forward = Mutex<(@Sendable (UplinkFrame) -> Void)?>(nil)
+        let a = try SessionController(output: .discard, microphone: .fixed(.pushed), logger: logger) { frame in
+            forward.withLock { $0 }?(frame)
+            if frame.samples.contains(where: { abs(Int($0)) > Int(threshold) }), pushedAt.withLock({ $0 }) != nil {
+                calledBack.withLock { $0.append(ProcessMeters.monotonicNanoseconds()) }
+            }
+        }
+        let b = try SessionController(output: .discard, logger: logger)
+        try a.start(); try b.start()
+        defer { a.stop(); b.stop() }
+        var cleanups: [() -> Void] = []
+        defer { for cleanup in cleanups.reversed() { cleanup() } }
+        switch path {
+        case .direct:
             let port = try freeUDPPort()
             let sender = try UplinkSender(destinations: [.rtp(try RTPEndpoint(host: "127.0.0.1", port: port))], logger: logger)
-            let pushedAt = Mutex<UInt64?>(nil)
-            let calledBack = Mutex<[UInt64]>([])
-            let rendered = Mutex<[UInt64]>([])
-            let a = try SessionController(output: .discard, microphone: .fixed(.pushed), logger: logger) { frame in
-                sender.send(frame)
-                if frame.samples.contains(where: { abs(Int($0)) > Int(threshold) }), pushedAt.withLock({ $0 }) != nil {
-                    calledBack.withLock { $0.append(ProcessMeters.monotonicNanoseconds()) }
-                }
-            }
-            let b = try SessionController(output: .discard, logger: logger)
-            try a.start(); try b.start(); try sender.start()
-            defer { sender.stop(); a.stop(); b.stop() }
-            try a.connectMicrophone()
+            try sender.start()
+            cleanups.append { sender.stop() }
+            forward.withLock { $0 = { sender.send($0) } }
             let input = try b.engine.addRTCInput(id: "rtc-kiosk-a", format: PeerFeed.format)
             let feed = try PeerFeed(source: .rtp(address: "127.0.0.1", port: port, payloadType: nil), input: input, logger: logger)
             try feed.start { _ in }
-            defer { feed.stop() }
-            let latency = b.engine.configuration.pipelineLatency
-            let engineB = b.engine
-            let tap = try engineB.tapOutput { buffer in
-                guard let pts = buffer.pts, let now = engineB.runningTime else { return }
-                let samples = buffer.int16Samples()
-                guard let index = samples.firstIndex(where: { abs(Int($0)) > Int(threshold) }) else { return }
-                // Rendered at running time pts + latency (+ the onset's place in the buffer, stereo).
-                let onset = pts + latency + .frames(index / 2, rate: 48_000)
-                let delay = Int64(onset.nanoseconds) - Int64(now.nanoseconds)
-                let at = UInt64(Int64(ProcessMeters.monotonicNanoseconds()) + delay)
-                rendered.withLock { if $0.last.map({ at > $0 + 200_000_000 }) ?? true { $0.append(at) } }
-            }
-            defer { tap?.remove() }
-            let engineA = a.engine
-            let silence = [Int16](repeating: 0, count: 480)
-            let bursts = Mutex<[UInt64]>([])
-            let feeder = RealTimeFeeder(count: (runs + 2) * 100) { tick in
-                guard let microphone = engineA.uplink?.pushedInput, let now = engineA.runningTime else { return }
-                // After 1.5 s of warm-up, a burst every second, in four frames.
-                let phase = tick % 100, inBurst = tick >= 150 && phase < 4
-                let frame = inBurst ? Array(burst[(phase * 480)..<((phase + 1) * 480)]) : silence
-                if inBurst, phase == 0 {
-                    let pushed = ProcessMeters.monotonicNanoseconds()
-                    bursts.withLock { $0.append(pushed) }
-                    pushedAt.withLock { $0 = pushed }
-                }
-                _ = try? microphone.push(frame, pts: now)
-            }
-            feeder.join()
-            try await Task.sleep(for: .milliseconds(500))
-            let pushes = bursts.withLock { $0 }, callbacks = firstAfter(pushes, calledBack.withLock { $0 }), outputs = firstAfter(pushes, rendered.withLock { $0 })
-            var total: [Double] = [], capture: [Double] = []
-            for (index, pushed) in pushes.enumerated() {
-                if let out = outputs[index] { total.append(Double(out - pushed) / 1e6) }
-                if let back = callbacks[index] { capture.append(Double(back - pushed) / 1e6) }
-            }
-            guard !total.isEmpty else { throw BenchError("none of \(pushes.count) bursts reached kiosk B's output") }
-            let median = total.median, microphone = capture.isEmpty ? Double.nan : capture.median
-            let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + PeerFeed.jitterLatency.milliseconds + latency.milliseconds)
-            let parts = """
-                 Parts: capture → DSP → uplink callback \(formatted(microphone, "ms")) (measured; a pushed microphone has no capture \
-                buffer — pulsesrc adds its 10 ms period); uplink mixer wait \(UplinkSender.frameJitter.milliseconds) ms + 10 ms block; \
-                Opus packetisation 20 ms; loopback ≈ 0; jitter buffer \(PeerFeed.jitterLatency.milliseconds) ms; the engine's fixed \
-                pipeline latency \(latency.milliseconds) ms (mixer latency, one 10 ms block, the sink's deadline); sink: none here \
-                (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest of \
-                the measured figure is scheduling. The engine's 100 ms pipeline latency dominates, then the 60 ms jitter buffer: on \
-                a LAN a 20–30 ms jitter buffer and a 40 ms pipeline latency (which the echo canceller's reference timing must then \
-                follow) would bring it near 100 ms. \(total.count) of \(pushes.count) bursts arrived; min \(formatted(total.min() ?? .nan, "ms")), \
-                max \(formatted(total.max() ?? .nan, "ms")).
-                """
-            return [BenchmarkRow(measure: measure, value: median, unit: "ms", baseline: baseline, goal: goal,
-                                 pass: median <= 100, runs: total.count, method: method + parts)]
-        } catch {
-            return [.notMeasured(measure, unit: "ms", baseline: baseline, goal: goal, method: method, error: error)]
+            cleanups.append { feed.stop() }
+        case .janus(let port):
+            let roomA = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-a"), engine: a.engine, logger: logger)
+            let roomB = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-b"), engine: b.engine, logger: logger)
+            try roomA.join(muted: false) { _ in }
+            cleanups.append { roomA.leave() }
+            try roomB.join(muted: true) { _ in }
+            cleanups.append { roomB.leave() }
+            guard roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join room 1234 on port \(port)") }
+            forward.withLock { $0 = { roomA.send($0) } }
         }
+        try a.connectMicrophone()
+        let latency = b.engine.configuration.pipelineLatency
+        let engineB = b.engine
+        let tap = try engineB.tapOutput { buffer in
+            guard let pts = buffer.pts, let now = engineB.runningTime else { return }
+            let samples = buffer.int16Samples()
+            guard let index = samples.firstIndex(where: { abs(Int($0)) > Int(threshold) }) else { return }
+            // Rendered at running time pts + latency (+ the onset's place in the buffer, stereo).
+            let onset = pts + latency + .frames(index / 2, rate: 48_000)
+            let delay = Int64(onset.nanoseconds) - Int64(now.nanoseconds)
+            let at = UInt64(Int64(ProcessMeters.monotonicNanoseconds()) + delay)
+            rendered.withLock { if $0.last.map({ at > $0 + 200_000_000 }) ?? true { $0.append(at) } }
+        }
+        defer { tap?.remove() }
+        let engineA = a.engine
+        let silence = [Int16](repeating: 0, count: 480)
+        let bursts = Mutex<[UInt64]>([])
+        let feeder = RealTimeFeeder(count: (runs + 2) * 100) { tick in
+            guard let microphone = engineA.uplink?.pushedInput, let now = engineA.runningTime else { return }
+            // After 1.5 s of warm-up, a burst every second, in four frames.
+            let phase = tick % 100, inBurst = tick >= 150 && phase < 4
+            let frame = inBurst ? Array(burst[(phase * 480)..<((phase + 1) * 480)]) : silence
+            if inBurst, phase == 0 {
+                let pushed = ProcessMeters.monotonicNanoseconds()
+                bursts.withLock { $0.append(pushed) }
+                pushedAt.withLock { $0 = pushed }
+            }
+            _ = try? microphone.push(frame, pts: now)
+        }
+        feeder.join()
+        try await Task.sleep(for: .milliseconds(500))
+        let pushes = bursts.withLock { $0 }, callbacks = firstAfter(pushes, calledBack.withLock { $0 }), outputs = firstAfter(pushes, rendered.withLock { $0 })
+        var total: [Double] = [], capture: [Double] = []
+        for (index, pushed) in pushes.enumerated() {
+            if let out = outputs[index] { total.append(Double(out - pushed) / 1e6) }
+            if let back = callbacks[index] { capture.append(Double(back - pushed) / 1e6) }
+        }
+        guard !total.isEmpty else { throw BenchError("none of \(pushes.count) bursts reached kiosk B's output") }
+        let median = total.median, microphone = capture.isEmpty ? Double.nan : capture.median
+        let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + PeerFeed.jitterLatency.milliseconds + latency.milliseconds)
+        let server = { if case .janus = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
+        let parts = """
+             Parts: capture → DSP → uplink callback \(formatted(microphone, "ms")) (measured; a pushed microphone has no capture \
+            buffer — pulsesrc adds its 10 ms period); uplink mixer wait \(UplinkSender.frameJitter.milliseconds) ms + 10 ms block; \
+            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(PeerFeed.jitterLatency.milliseconds) ms; the engine's fixed \
+            pipeline latency \(latency.milliseconds) ms (mixer latency, one 10 ms block, the sink's deadline); sink: none here \
+            (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
+            codec look-ahead and scheduling. The engine's 100 ms pipeline latency dominates, then the 60 ms jitter buffer: on a LAN a \
+            20–30 ms jitter buffer and a 40 ms pipeline latency (which the echo canceller's reference timing must then follow) would \
+            bring it near 100 ms. \(total.count) of \(pushes.count) bursts arrived; min \(formatted(total.min() ?? .nan, "ms")), \
+            max \(formatted(total.max() ?? .nan, "ms")).
+            """
+        return Result(median: median, count: total.count, parts: parts)
     }
 
     /// For each moment in `starts`, the first of `events` after it and before the next start.
