@@ -32,6 +32,28 @@ struct JanusTests {
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
     }
 
+    @Test("SIGTERM leaves the room: the kiosk is gone from Janus's participant list when the process has exited")
+    func leavesOnSignal() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 20, volume: 0.05)
+        let janus = try JanusServer(in: folder)
+        try await janus.start()
+        defer { janus.kill() }
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--room", "janus://127.0.0.1:\(janus.port)/1234?display=leaver", "--mic", "none",
+                                        "--output", "null", "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "room-joined").isEmpty }, "stderr: \(player.stderr)")
+        let before = try janus.participants(room: 1234)
+        #expect(before["leaver"] == true, "joined muted (no microphone): \(before)")
+        player.signal(SIGTERM)
+        #expect(try await player.exitStatus(within: .seconds(10)) == 143)
+        let after = try janus.participants(room: 1234)
+        #expect(after["leaver"] == nil, "\(after)")
+        #expect(!Fixtures.events(events, named: "room-left").isEmpty)
+    }
+
     @Test("two kiosks and an RTP sender in one room: each kiosk hears the others and not itself; a muted kiosk is muted in the room and gone from the mix; Janus killed and restarted gives room-lost, then room-joined and audio again")
     func classroom() async throws {
         let folder = try Fixtures.folder()
