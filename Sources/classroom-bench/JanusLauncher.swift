@@ -5,21 +5,6 @@ import FoundationNetworking
 
 /// A private Janus for the benchmark, started with `scripts/janus-server.sh` (run from the repository root).
 enum JanusLauncher {
-    /// A free TCP port on 127.0.0.1.
-    static func freeTCPPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw BenchError("no free TCP port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// Starts Janus on `port` and waits (up to 10 s) for its HTTP API; the caller terminates it.
     static func start(port: Int) async throws -> Process {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/janus") else { throw BenchError("janus is not installed (make setup installs it)") }

@@ -47,7 +47,7 @@ enum MouthToEarMeasurement {
         let janusBaseline = "the direct kiosk → kiosk figure above" + (direct.map { ": \(formatted($0, "ms"))" } ?? "")
         var janus: Process?
         do {
-            let port = try JanusLauncher.freeTCPPort()
+            let port = try LoopbackPort.tcp()
             janus = try await JanusLauncher.start(port: port)
             let result = try await measure(.janus(port: port), runs: runs, logger: logger)
             rows.append(BenchmarkRow(measure: janusMeasure, value: result.median, unit: "ms", baseline: janusBaseline, goal: goal, pass: result.median <= 100,
@@ -85,7 +85,7 @@ enum MouthToEarMeasurement {
         defer { for cleanup in cleanups.reversed() { cleanup() } }
         switch path {
         case .direct:
-            let port = try freeUDPPort()
+            let port = try LoopbackPort.udp()
             let sender = try UplinkSender(destinations: [.rtp(try RTPEndpoint(host: "127.0.0.1", port: port))], logger: logger)
             try sender.start()
             cleanups.append { sender.stop() }
@@ -165,20 +165,5 @@ enum MouthToEarMeasurement {
             let end = index + 1 < starts.count ? starts[index + 1] : UInt64.max
             return events.first { $0 >= start && $0 < end }
         }
-    }
-
-    /// A UDP port nobody uses now on 127.0.0.1.
-    static func freeUDPPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw BenchError("no free UDP port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
