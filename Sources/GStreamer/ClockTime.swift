@@ -29,8 +29,12 @@ public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Zero.
     public static let zero = ClockTime(nanoseconds: 0)
 
-    /// `n` seconds (fractions allowed; negative values clamp to zero).
-    public static func seconds(_ n: Double) -> ClockTime { ClockTime(nanoseconds: UInt64(max(0, (n * 1e9).rounded()))) }
+    /// `n` seconds (fractions allowed): negative and NaN are 0, beyond about 584 years the largest valid time (never a trap).
+    public static func seconds(_ n: Double) -> ClockTime {
+        let nanoseconds = (n * 1e9).rounded()
+        guard nanoseconds > 0 else { return ClockTime(nanoseconds: 0) }
+        return ClockTime(nanoseconds: nanoseconds < 1.8e19 ? UInt64(nanoseconds) : UInt64.max - 1)
+    }
     /// `n` milliseconds.
     public static func milliseconds(_ n: Int) -> ClockTime { ClockTime(nanoseconds: UInt64(max(0, n)) * 1_000_000) }
     /// `n` microseconds.

@@ -119,7 +119,9 @@ enum Command: Sendable, Equatable {
         case "resume": return .resume
         case "seek":
             let position = try fields.number("position")
-            guard position >= 0 else { throw CommandError(.badValue, "\"position\" is seconds from the lesson's start, 0 or more, not \(position)") }
+            guard (0...Timeline.latestStep).contains(position) else {
+                throw CommandError(.badValue, "\"position\" is seconds from the lesson's start, from 0 to \(Int(Timeline.latestStep)), not \(position)")
+            }
             return .seek(position: position)
         case "route":
             let value = try fields.string("override")

@@ -11,6 +11,8 @@ enum ExitStatus: Int32, CaseIterable {
     case silentOutput = 3
     /// The command line or the timeline is wrong (argument-parser's usage status, EX_USAGE).
     case usage = 64
+    /// Stopped by SIGHUP (the terminal or SSH session went away) after a clean stop: the WAV is complete.
+    case hangUp = 129
     /// Stopped by Ctrl-C (SIGINT) after a clean stop: the WAV is complete.
     case interrupted = 130
     /// Stopped by SIGTERM (systemctl stop) after a clean stop: the WAV is complete.
@@ -24,6 +26,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .playbackFailed: return "the lesson cannot be decoded or played, or the engine failed"
         case .silentOutput: return "played, but the output was silent (peak below -60 dBFS)"
         case .usage: return "bad command line or timeline (the message names the option or step)"
+        case .hangUp: return "stopped by SIGHUP (terminal or SSH session gone); the output was finalised"
         case .interrupted: return "stopped by Ctrl-C (SIGINT); the output was finalised"
         case .terminated: return "stopped by SIGTERM; the output was finalised"
         }

@@ -117,56 +117,6 @@ enum JSON: Sendable, Equatable {
         out += "\""
     }
 
-    /// Parses one JSON text; throws with the parser's reason.
-    static func parse(_ text: String) throws(CommandError) -> JSON {
-        do {
-            return try JSONDecoder().decode(Parsed.self, from: Data(text.utf8)).value
-        } catch {
-            throw CommandError(.badRequest, "not valid JSON (\(JSON.reason(error))); send one JSON object per line")
-        }
-    }
-
-    private static func reason(_ error: any Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            return (context.underlyingError.map { "\($0.localizedDescription)" }) ?? context.debugDescription
-        }
-        return "\(error)"
-    }
-
-    /// Decodes any JSON value; a boolean stays a boolean (never 1 or 0).
-    private struct Parsed: Decodable {
-        let value: JSON
-
-        init(from decoder: any Decoder) throws {
-            if var array = try? decoder.unkeyedContainer() {
-                var values: [JSON] = []
-                while !array.isAtEnd { values.append(try array.decode(Parsed.self).value) }
-                value = .array(values)
-                return
-            }
-            if let object = try? decoder.container(keyedBy: AnyKey.self) {
-                value = .object(try object.allKeys.sorted { $0.stringValue < $1.stringValue }.map {
-                    ($0.stringValue, try object.decode(Parsed.self, forKey: $0).value)
-                })
-                return
-            }
-            let single = try decoder.singleValueContainer()
-            if single.decodeNil() {
-                value = .null
-            } else if let bool = try? single.decode(Bool.self) {
-                value = .bool(bool)
-            } else if let number = try? single.decode(Double.self) {
-                value = .number(number)
-            } else {
-                value = .string(try single.decode(String.self))
-            }
-        }
-    }
-
-    private struct AnyKey: CodingKey {
-        let stringValue: String
-        let intValue: Int? = nil
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { return nil }
-    }
+    /// Parses one JSON text strictly (`JSONParser`); throws with the reason.
+    static func parse(_ text: String) throws(CommandError) -> JSON { try JSONParser.parse(text) }
 }

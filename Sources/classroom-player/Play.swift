@@ -95,19 +95,27 @@ struct Play: ParsableCommand {
         LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, console: console, logLevel: level) }
         let logger = Logger(label: "classroom-player")
         // Installed first, so a stop signal never kills the process with a WAV half written.
-        let current = Mutex<PlayerRun?>(nil)
+        // A signal before the run exists is kept and given to it: it starts and stops at once, so a
+        // WAV is still written whole.
+        let current = Mutex<(run: PlayerRun?, pending: Int32?)>((nil, nil))
         let signals = SignalWatcher(console: console) { number in
-            guard let run = current.withLock({ $0 }) else { Foundation.exit(128 + number) }   // nothing playing yet: nothing to finalise
-            run.finish(.signal(number))
+            let run = current.withLock { state -> PlayerRun? in
+                if state.run == nil { state.pending = number }
+                return state.run
+            }
+            run?.finish(.signal(number))
         }
         defer { signals.cancel() }
+        let files = OutputFiles()
+        var committed = false
+        defer { if !committed { files.discard() } }   // nothing played: the old files stay as they were
         do {
             try GStreamer.initialize()
-            let settings = try resolve()
+            let settings = try resolve(files: files)
             let eventLog = try EventLog(path: events, console: console)
-            console.out(Play.destination(settings.output))
+            console.out(Play.destination(settings.displayedOutput))
             let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger)
-            current.withLock { $0 = run }
+            if let pending = current.withLock({ state -> Int32? in state.run = run; return state.pending }) { run.finish(.signal(pending)) }
             let outcome: PlayerRun.Outcome
             do {
                 outcome = try run.run()
@@ -117,10 +125,12 @@ struct Play: ParsableCommand {
             }
             let counts = run.eventCounts
             eventLog.close()
-            console.out(Play.summaryLine(outcome.summary, output: settings.output, events: counts, eventsPath: events))
+            committed = true
+            for note in files.commit() { console.err("classroom-player: \(note)") }
+            console.out(Play.summaryLine(outcome.summary, output: settings.displayedOutput, events: counts, eventsPath: events))
             if let frames = run.uplinkFramesSent {
                 console.out("Uplink (the student's processed microphone, silent while it was off): \(String(format: "%.1f", Double(frames) / 100)) s of speech frames "
-                            + "sent to \(settings.uplink.map(\.description).joined(separator: ", ")).")
+                            + "sent to \(settings.displayedUplink.joined(separator: ", ")).")
             }
             if outcome.status == .silentOutput {
                 console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB)) dBFS): check the lesson's audio track, the feed and the volumes.")
@@ -137,11 +147,11 @@ struct Play: ParsableCommand {
     }
 
     /// Checks and resolves every option; throws before anything plays.
-    private func resolve() throws(PlayerError) -> PlaySettings {
+    private func resolve(files: OutputFiles) throws(PlayerError) -> PlaySettings {
         let lessonURI = try MediaLocation.uri(for: lesson, role: "lesson")
         let timeline = try script.map { path throws(PlayerError) in try Timeline.load(path: path) }
         let peers = try Play.resolvePeers(live)
-        let uplinkDestinations = try uplink.map { spec throws(PlayerError) in try Play.resolveUplink(spec) }
+        let uplinkDestinations = try uplink.map { spec throws(PlayerError) in try Play.resolveUplink(spec, files: files) }
         let endpoints = uplinkDestinations.compactMap { destination -> RTPEndpoint? in if case .rtp(let endpoint) = destination { return endpoint }; return nil }
         if let uplinkSdp { try Play.writeSessionDescription(endpoints, to: uplinkSdp) }
         let roomAddress: JanusRoomAddress?
@@ -166,7 +176,7 @@ struct Play: ParsableCommand {
         var outputDevice: String?
         switch output {
         case .auto:
-            target = (try? DeviceListing.soundServerAnswers()) == true ? .soundServer(device: nil) : .wavFile(path: try Play.prepareWAV(fallbackWav))
+            target = (try? DeviceListing.soundServerAnswers()) == true ? .soundServer(device: nil) : .wavFile(path: try files.reserve(fallbackWav, role: "WAV file"))
         case .soundServerDefault:
             guard (try? DeviceListing.soundServerAnswers()) == true else { throw .noSoundServer(option: "--output default") }
             target = .soundServer(device: nil)
@@ -176,7 +186,7 @@ struct Play: ParsableCommand {
             target = .soundServer(device: name)
             outputDevice = name
         case .wav(let path):
-            target = .wavFile(path: try Play.prepareWAV(path))
+            target = .wavFile(path: try files.reserve(path, role: "WAV file"))
         case .null:
             target = .discard
         }
@@ -221,7 +231,7 @@ struct Play: ParsableCommand {
         return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
                             uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
                             output: target, outputDevice: outputDevice, video: videoOutput, snapshots: snapshots,
-                            timeline: timeline, controlPath: control, readsStdin: !noStdin)
+                            timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files)
     }
 
     /// Every `--live`, with its id (given, or live-1, live-2 … in order); an id given twice is refused.
@@ -246,12 +256,12 @@ struct Play: ParsableCommand {
     }
 
     /// `--uplink`: wav:PATH (created now, so an unwritable path fails before playing), rtp://… (resolved now) or null.
-    private static func resolveUplink(_ spec: String) throws(PlayerError) -> UplinkDestination {
+    private static func resolveUplink(_ spec: String, files: OutputFiles) throws(PlayerError) -> UplinkDestination {
         if spec == "null" { return .discard }
         if spec.hasPrefix("wav:") {
             let path = String(spec.dropFirst(4))
             guard !path.isEmpty else { throw .cannotUse(role: "uplink", what: spec, reason: "wav: needs a path, e.g. --uplink wav:out/uplink.wav") }
-            return .wav(path: try prepareWAV(path, role: "uplink WAV file"))
+            return .wav(path: try files.reserve(path, role: "uplink WAV file"))
         }
         if spec.lowercased().hasPrefix("rtp://") {
             do {
@@ -278,20 +288,6 @@ struct Play: ParsableCommand {
     private static var defaultDisplay: String {
         let name = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
         return name.isEmpty ? "classroom-player" : String(name.prefix(64))
-    }
-
-    /// Creates the WAV's folder and the (empty) file, so an unwritable path fails before playing.
-    private static func prepareWAV(_ path: String, role: String = "WAV file") throws(PlayerError) -> String {
-        let url = URL(fileURLWithPath: path)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-            throw .cannotWrite(role: role, path: path, reason: PlayerError.reason(error))
-        }
-        guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-            throw .cannotWrite(role: role, path: path, reason: "the file cannot be created there")
-        }
-        return url.path
     }
 
     /// The first line: where the sound goes.

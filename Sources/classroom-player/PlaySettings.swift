@@ -52,4 +52,20 @@ struct PlaySettings: Sendable {
     let controlPath: String?
     /// Whether control lines are read from standard input.
     let readsStdin: Bool
+    /// The WAV files being written under temporary names.
+    let files: OutputFiles
+
+    /// The output as the user named it (a WAV by its final path).
+    var displayedOutput: OutputTarget {
+        if case .wavFile(let path) = output { return .wavFile(path: files.finalPath(path)) }
+        return output
+    }
+
+    /// The uplink destinations as the user named them.
+    var displayedUplink: [String] {
+        uplink.map { destination in
+            if case .wav(let path) = destination { return UplinkDestination.wav(path: files.finalPath(path)).description }
+            return destination.description
+        }
+    }
 }

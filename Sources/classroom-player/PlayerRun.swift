@@ -18,7 +18,7 @@ final class PlayerRun: Sendable {
         case completed
         /// A `stop` step or command.
         case stopCommand(String)
-        /// SIGINT or SIGTERM.
+        /// SIGINT, SIGTERM or SIGHUP.
         case signal(Int32)
         /// The lesson failed while playing.
         case lessonFailed(String)
@@ -27,7 +27,7 @@ final class PlayerRun: Sendable {
             switch self {
             case .completed: return "completed"
             case .stopCommand: return "stop-command"
-            case .signal(let number): return number == SIGINT ? "sigint" : "sigterm"
+            case .signal(let number): return number == SIGINT ? "sigint" : number == SIGHUP ? "sighup" : "sigterm"
             case .lessonFailed: return "lesson-failed"
             }
         }
@@ -134,7 +134,7 @@ final class PlayerRun: Sendable {
             try controller.start()
         } catch {
             controller.stop()
-            throw .engineFailed("\(error.description) (output: \(settings.output))")
+            throw .engineFailed("\(error.description) (output: \(settings.displayedOutput))")
         }
         do {
             try uplink?.start()
@@ -186,9 +186,9 @@ final class PlayerRun: Sendable {
         events.markPlayStarted()
         events.emit("started", [
             ("lesson", .string(settings.lessonURI)), ("duration", .maybe(lesson.duration?.seconds)),
-            ("output", .string(settings.output.description)),
+            ("output", .string(settings.displayedOutput.description)),
             ("peers", .array(settings.peers.map { .object([("id", .string($0.id)), ("source", .string($0.source.description))]) })),
-            ("uplink", .array(settings.uplink.map { .string($0.description) })),
+            ("uplink", .array(settings.displayedUplink.map { .string($0) })),
             ("room", .maybe(settings.room?.description)),
             ("uplink_sdp", uplink.map { sender in .array(sender.sessionDescriptions.map { .string($0) }) } ?? .null),
             ("mic", .string(settings.microphone.description)), ("video", .string(videoDescription)),
@@ -197,7 +197,10 @@ final class PlayerRun: Sendable {
         if let snapshots = settings.snapshots { startSnapshots(snapshots) }
         if let timeline = settings.timeline { schedule(timeline) }
         if let path = settings.controlPath {
-            let socket = try ControlSocket(path: path)
+            let socket = try ControlSocket(path: path) { [events, logger] trouble in
+                logger.warning("\(trouble)")
+                events.emit("control-socket", [("message", .string(trouble))])
+            }
             socket.start { [weak self] line in self?.answer(line) ?? "" }
             state.withLock { $0.control = socket }
         }
@@ -255,7 +258,7 @@ final class PlayerRun: Sendable {
         let summary = meter.summary
         let status: ExitStatus
         switch ending {
-        case .signal(let number): status = number == SIGINT ? .interrupted : .terminated
+        case .signal(let number): status = number == SIGINT ? .interrupted : number == SIGHUP ? .hangUp : .terminated
         case .lessonFailed: status = .playbackFailed
         case .completed, .stopCommand: status = summary.isSilent ? .silentOutput : .success
         }
@@ -263,7 +266,7 @@ final class PlayerRun: Sendable {
         if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
         fields += [("exit", .number(Double(status.rawValue))), ("seconds", .number(summary.seconds)),
                    ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
-                   ("output", .string(settings.output.description))]
+                   ("output", .string(settings.displayedOutput.description))]
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
         fields += peers.totals
         if let uplink {

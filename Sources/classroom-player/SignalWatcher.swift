@@ -2,7 +2,8 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Ctrl-C (SIGINT) and SIGTERM ask for a clean stop; a second one while stopping exits at once.
+/// Ctrl-C (SIGINT), SIGTERM and SIGHUP (a terminal or SSH session gone) ask for a clean stop. A
+/// second one while stopping waits for the output to be finalised; only a third exits at once.
 final class SignalWatcher: Sendable {
     private let sources: [SignalSource]
 
@@ -16,7 +17,7 @@ final class SignalWatcher: Sendable {
         // A client or reader that went away is an error on that write, not the end of the process.
         signal(SIGPIPE, SIG_IGN)
         var sources: [SignalSource] = []
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             sources.append(SignalSource(source: source))
@@ -27,10 +28,13 @@ final class SignalWatcher: Sendable {
         for entry in sources {
             let number = Int32(entry.source.handle)
             entry.source.setEventHandler {
-                if count.value.add(1, ordering: .relaxed).newValue == 1 {
+                switch count.value.add(1, ordering: .relaxed).newValue {
+                case 1:
                     onStop(number)
-                } else {
-                    console.err("classroom-player: stopping at once (second signal); the output may be incomplete.")
+                case 2:
+                    console.err("classroom-player: already stopping; the output is being finalised (a third signal abandons it).")
+                default:
+                    console.err("classroom-player: stopping at once (third signal); the output may be incomplete.")
                     _exit(128 + number)
                 }
             }

@@ -16,13 +16,29 @@ struct Timeline: Sendable, Equatable {
     /// The steps in the order they run: by `at`, then by their place in the file.
     let steps: [Step]
 
+    /// The largest timeline file read.
+    static let maximumSize = 1 << 20
+    /// The latest a step may run: a week after play started (later would overflow the timers).
+    static let latestStep = 7 * 24 * 3600.0
+
     /// Reads and checks a timeline file; every step is validated before anything plays.
     static func load(path: String) throws(PlayerError) -> Timeline {
-        let text: String
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw .unreadableInput(role: "timeline", path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else { throw .unreadableInput(role: "timeline", path: path, reason: "it is a directory") }
+        let data: Data
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw .unreadableInput(role: "timeline", path: path, reason: PlayerError.reason(error))
+        }
+        guard data.count <= Timeline.maximumSize else {
+            throw .badTimeline(path: path, reason: "it is \(data.count) bytes; a timeline is at most \(Timeline.maximumSize / 1024) KiB")
+        }
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw .badTimeline(path: path, reason: "it is not UTF-8 text")
         }
         do {
             return try parse(text)
@@ -47,8 +63,8 @@ struct Timeline: Sendable, Equatable {
                 guard let atValue = item["at"] else {
                     throw CommandError(.missingField, "every step needs \"at\": seconds since play started")
                 }
-                guard case .number(let at) = atValue, at.isFinite, at >= 0 else {
-                    throw CommandError(.badValue, "\"at\" is seconds since play started, 0 or more, not \(atValue.serialized)")
+                guard case .number(let at) = atValue, at.isFinite, (0...Timeline.latestStep).contains(at) else {
+                    throw CommandError(.badValue, "\"at\" is seconds since play started, from 0 to \(Int(Timeline.latestStep)) (a week), not \(atValue.serialized)")
                 }
                 steps.append(Step(at: at, command: try Command.parse(item, extra: ["at"], inTimeline: true), number: number))
             } catch {

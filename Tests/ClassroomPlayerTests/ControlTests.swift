@@ -181,8 +181,11 @@ struct ControlTests {
         let wav = folder.appendingPathComponent("mix.wav")
         let player = try PlayerProcess(["play", Fixtures.sample("lesson.webm"), "--live", Fixtures.sample("live-feed.ogg"),
                                         "--output", "wav:\(wav.path)", "--no-stdin"], in: folder)
-        // 1.5 s of 48 kHz stereo S16 written: it is playing.
-        let bytes = { ((try? FileManager.default.attributesOfItem(atPath: wav.path)[.size]) as? Int) ?? 0 }
+        // 1.5 s of 48 kHz stereo S16 written (under its temporary name until finalised): it is playing.
+        let bytes = {
+            let writing = (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.first { $0.hasPrefix(".mix.wav.writing-") }
+            return writing.flatMap { ((try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path)[.size]) as? Int) } ?? 0
+        }
         #expect(await waitUntil(timeout: .seconds(15)) { bytes() > 48_000 * 4 * 3 / 2 }, "stderr: \(player.stderr)")
         player.signal(SIGTERM)
         #expect(try await player.exitStatus(within: .seconds(10)) == 143, "stderr: \(player.stderr)")

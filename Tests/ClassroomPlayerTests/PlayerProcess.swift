@@ -18,12 +18,12 @@ final class PlayerProcess: @unchecked Sendable {
     }
 
     /// Starts `classroom-player arguments…` in `directory`, with stdout and stderr going to files.
-    init(_ arguments: [String], in directory: URL) throws {
+    init(_ arguments: [String], in directory: URL, executable: URL = PlayerProcess.executable) throws {
         stdoutFile = directory.appendingPathComponent("stdout-\(UUID().uuidString).txt")
         stderrFile = directory.appendingPathComponent("stderr-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = arguments
         process.currentDirectoryURL = directory
         process.standardInput = stdin

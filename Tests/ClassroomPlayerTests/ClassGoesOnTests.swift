@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+
+/// Rows of the reliability table for the player's own edges: the control protocol, signals, the
+/// control socket and the output files. Each input → the expected answer or outcome → the class
+/// still plays.
+@Suite("classroom-player: the class goes on — protocol, signals, socket and files", .serialized)
+struct ClassGoesOnTests {
+    @Test("every control line is answered: duplicate keys, numbers out of range, empty and over-long lines, the last line without a newline")
+    func protocolEdges() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 20, volume: 0.05)
+        let lines = [
+            #"{"at":1,"at":5,"do":"pause","do":"stop"}"#, "", #"{"do":"seek","position":1e309}"#, #"{"do":"seek","position":1e10}"#,
+            #"{"do":"volume","channel":"media","value":-1e308}"#, String(repeating: "x", count: 70_000), #"{"do":"status","id":"alive"}"#,
+            #"{"do":"pause"}"#, #"{"do":"stop","id":"last"}"#,
+        ]
+        // The last line has no newline: it must still be answered.
+        let result = try await PlayerProcess.run(["play", lesson.path, "--output", "null", "--mic", "none"], in: folder, timeout: .seconds(30),
+                                                 input: lines.joined(separator: "\n"))
+        let answers = result.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        print("FIGURE protocol edges: \(answers.map { ($0["error"] as? String) ?? "ok" })")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(answers.count == lines.count, "\(answers)")
+        guard answers.count == lines.count else { return }
+        #expect(answers[0]["error"] as? String == "bad-request" && (answers[0]["message"] as? String)?.contains("appears twice") == true)
+        #expect(answers[1]["error"] as? String == "bad-request")
+        #expect(answers[2]["error"] as? String == "bad-value" && (answers[2]["message"] as? String)?.contains("out of range") == true)
+        #expect(answers[3]["error"] as? String == "bad-value")
+        #expect(answers[4]["error"] as? String == "bad-value")
+        #expect(answers[5]["error"] as? String == "bad-request" && (answers[5]["message"] as? String)?.contains("longer than") == true)
+        #expect(answers[6]["id"] as? String == "alive" && answers[6]["ok"] as? Bool == true)
+        #expect(answers[7]["ok"] as? Bool == true)
+        #expect(answers[8]["id"] as? String == "last" && answers[8]["ok"] as? Bool == true)
+    }
+
+    @Test("timelines a user could write by mistake are refused before anything plays", arguments: [
+        ("LATE", Int32(64), "\"at\" is seconds since play started, from 0 to 604800"),
+        ("DIRECTORY", 1, "it is a directory"),
+        ("NOTUTF8", 64, "it is not UTF-8 text"),
+        ("DUPLICATE", 64, "the key \"do\" appears twice"),
+    ])
+    func badTimelines(kind: String, status: Int32, message: String) async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 1, volume: 0.05)
+        let timeline = folder.appendingPathComponent("timeline.json")
+        switch kind {
+        case "LATE": try #"[{"at": 1e10, "do": "pause"}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        case "DIRECTORY": try FileManager.default.createDirectory(at: timeline, withIntermediateDirectories: true)
+        case "NOTUTF8": try Data([0x5B, 0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x5D]).write(to: timeline)
+        default: try #"[{"at": 1, "do": "pause", "do": "stop"}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        }
+        let result = try await PlayerProcess.run(["play", lesson.path, "--script", timeline.path, "--output", "null", "--no-stdin"], in: folder)
+        #expect(result.status == status, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+    }
+
+    @Test("SIGHUP, and two SIGTERMs 2 ms apart, each stop cleanly with a finalised WAV (129, 143)", arguments: [(SIGHUP, 1, Int32(129)), (SIGTERM, 2, 143)])
+    func signals(number: Int32, count: Int, status: Int32) async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 20, volume: 0.1)
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--output", "wav:\(wav.path)", "--mic", "none", "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        try await Task.sleep(for: .seconds(1))
+        for index in 0..<count {
+            if index > 0 { usleep(2_000) }
+            player.signal(number)
+        }
+        #expect(try await player.exitStatus(within: .seconds(10)) == status, "stderr: \(player.stderr)")
+        let audio = try WAVFile(wav)
+        print("FIGURE signal \(number) ×\(count): exit \(player.process.terminationStatus), WAV \(audio.seconds) s, finalised \(audio.headerMatchesFile)")
+        #expect(audio.headerMatchesFile && audio.seconds > 0.8)
+        #expect((try FileManager.default.contentsOfDirectory(atPath: folder.path)).allSatisfy { !$0.contains(".writing-") })
+    }
+
+    @Test("a run that cannot start leaves the WAV already at the path untouched and no temporary file behind")
+    func goodRecordingKept() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 2, volume: 0.1)
+        let wav = folder.appendingPathComponent("mix.wav")
+        try Fixtures.toneLesson(at: wav, seconds: 1, volume: 0.2)   // last class's recording
+        let before = try Data(contentsOf: wav)
+        let holder = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(holder) }
+        let busy = Fixtures.bindLoopback(holder, port: 0) ?? 0
+        let result = try await PlayerProcess.run(["play", lesson.path, "--live", "rtp://127.0.0.1:\(busy)", "--output", "wav:\(wav.path)", "--no-stdin"], in: folder)
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(try Data(contentsOf: wav) == before)
+        #expect((try FileManager.default.contentsOfDirectory(atPath: folder.path)).allSatisfy { !$0.contains(".writing-") })
+    }
+
+    @Test("a socket file is removed only by the player that created it")
+    func socketOwnership() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 30, volume: 0.05)
+        let path = folder.appendingPathComponent("control.sock").path
+        let first = try PlayerProcess(["play", lesson.path, "--output", "null", "--mic", "none", "--control", path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { (try? ControlClient(path: path)) != nil }, "stderr: \(first.stderr)")
+        // Someone removes it and a second player takes the path.
+        unlink(path)
+        let second = try PlayerProcess(["play", lesson.path, "--output", "null", "--mic", "none", "--control", path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { (try? ControlClient(path: path).ask(#"{"do":"status"}"#))?["ok"] as? Bool == true }, "stderr: \(second.stderr)")
+        first.signal(SIGTERM)
+        #expect(try await first.exitStatus(within: .seconds(10)) == 143)
+        let answer = try ControlClient(path: path).ask(#"{"do":"stop"}"#)
+        #expect(answer["ok"] as? Bool == true, "the second player's socket survived the first one's exit")
+        #expect(try await second.exitStatus(within: .seconds(10)) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("out of file descriptors the control socket waits and comes back: idle clients fill the limit, are closed, and a new client is answered")
+    func descriptorExhaustion() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 30, volume: 0.05)
+        let path = folder.appendingPathComponent("control.sock").path, events = folder.appendingPathComponent("events.jsonl")
+        // A descriptor limit systemd could set: the player's own use plus a few clients.
+        let player = try PlayerProcess(["bash", "-c", "ulimit -n 48 && exec \"$0\" \"$@\"", PlayerProcess.executable.path, "play", lesson.path,
+                                        "--output", "null", "--mic", "none", "--control", path, "--events", events.path, "--no-stdin"],
+                                       in: folder, executable: URL(fileURLWithPath: "/usr/bin/env"))
+        #expect(await waitUntil(timeout: .seconds(15)) { (try? ControlClient(path: path)) != nil }, "stderr: \(player.stderr)")
+        var idle: [ControlClient] = []
+        for _ in 0..<40 { if let client = try? ControlClient(path: path) { idle.append(client) } }
+        #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(events, named: "control-socket").isEmpty }, "no trouble said: \(player.stderr)")
+        idle.removeAll()
+        var answered = false
+        _ = await waitUntil(timeout: .seconds(5)) {
+            answered = (try? ControlClient(path: path).ask(#"{"do":"status"}"#))?["ok"] as? Bool == true
+            return answered
+        }
+        print("FIGURE EMFILE: \(Fixtures.events(events, named: "control-socket").map { $0["message"] ?? "" })")
+        #expect(answered)
+        player.signal(SIGTERM)
+        #expect(try await player.exitStatus(within: .seconds(10)) == 143)
+    }
+}
