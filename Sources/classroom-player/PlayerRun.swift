@@ -45,6 +45,8 @@ final class PlayerRun: Sendable {
     private struct State {
         var lesson: LessonPlayer?
         var lessonState = LessonState.loading
+        /// Why the lesson could not play or broke, when it did (the final exit status says so).
+        var lessonFailure: String?
         var coursewareLease: LeaseToken?
         var ducks: [String: DuckToken] = [:]
         var leases: [String: [LeaseToken]] = [:]
@@ -73,6 +75,8 @@ final class PlayerRun: Sendable {
     private let state = Mutex(State())
     private let commands = DispatchQueue(label: "classroom-player.commands")
     private let ended = DispatchSemaphore(value: 0)
+    /// How much earlier than its declared duration a lesson may end and still have played to its end.
+    static let truncationTolerance = 0.5
 
     /// Builds the controller; nothing plays yet.
     init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger) throws(PlayerError) {
@@ -169,23 +173,22 @@ final class PlayerRun: Sendable {
                 throw .cannotUse(role: "live feed", what: peer.source.description, reason: error.message)
             }
         }
-        let lesson: LessonPlayer
+        var lesson: LessonPlayer?
         do {
-            lesson = try controller.loadLesson(uri: settings.lessonURI, video: settings.video)
+            let loaded = try controller.loadLesson(uri: settings.lessonURI, video: settings.video)
+            let lessonToken = loaded.observe { [weak self] event in self?.handle(event) }
+            state.withLock { $0.lesson = loaded; $0.tokens.append(lessonToken) }
+            try loaded.play()
+            lesson = loaded
+            state.withLock { if $0.lessonState == .loading { $0.lessonState = .playing } }
         } catch {
-            throw .lessonFailed(error.description)
+            // A lesson that cannot play ends the class only when nothing live is going on.
+            guard classIsLive else { throw .lessonFailed(error.description) }
+            commands.sync { lessonBroke(error.description) }
         }
-        let lessonToken = lesson.observe { [weak self] event in self?.handle(event) }
-        state.withLock { $0.lesson = lesson; $0.tokens.append(lessonToken) }
-        do {
-            try lesson.play()
-        } catch {
-            throw .lessonFailed(error.description)
-        }
-        state.withLock { if $0.lessonState == .loading { $0.lessonState = .playing } }
         events.markPlayStarted()
         events.emit("started", [
-            ("lesson", .string(settings.lessonURI)), ("duration", .maybe(lesson.duration?.seconds)),
+            ("lesson", .string(settings.lessonURI)), ("duration", .maybe(lesson?.duration?.seconds)),
             ("output", .string(settings.displayedOutput.description)),
             ("peers", .array(settings.peers.map { .object([("id", .string($0.id)), ("source", .string($0.source.description))]) })),
             ("uplink", .array(settings.displayedUplink.map { .string($0) })),
@@ -232,11 +235,38 @@ final class PlayerRun: Sendable {
     /// Ends the run when everything it waits for is done. Runs on the command queue.
     private func checkCompletion() {
         let done = state.withLock { state -> Bool in
-            let lessonDone = state.lessonState == .ended
             let liveDone = !settings.untilLiveEnds || peers.allDone
-            return lessonDone && liveDone && state.pendingSteps == 0
+            switch state.lessonState {
+            case .ended: return liveDone && state.pendingSteps == 0
+            // A broken lesson left the class to its live parts: it ends with them (--until-live-ends, no room) or on stop.
+            case .failed: return settings.untilLiveEnds && peers.allDone && room == nil && state.pendingSteps == 0
+            default: return false
+            }
         }
         if done { finish(.completed) }
+    }
+
+    /// Whether something live goes on without the lesson: a peer, the room, the microphone.
+    private var classIsLive: Bool { !peers.ids.isEmpty || room != nil || controller.isMicrophoneConnected }
+
+    /// The lesson cannot play or broke mid-way: said, and the end of the class only when nothing
+    /// live goes on. Runs on the command queue.
+    private func lessonBroke(_ why: String) {
+        // Said once: a broken file also posts the errors that led to its failure.
+        guard state.withLock({ state -> Bool in
+            guard state.lessonState != .failed else { return false }
+            state.lessonState = .failed
+            state.lessonFailure = why
+            return true
+        }) else { return }
+        let goesOn = classIsLive
+        events.emit("lesson-failed", [("message", .string(why)), ("class_goes_on", .bool(goesOn))])
+        if goesOn {
+            logger.error("the lesson stopped (\(why)); the class goes on with its live feeds, room and microphone")
+            checkCompletion()
+        } else {
+            finish(.lessonFailed(why))
+        }
     }
 
     @discardableResult
@@ -254,16 +284,18 @@ final class PlayerRun: Sendable {
         room?.leave()      // leave and destroy the session while the engine still runs
         controller.stop()  // finalises a WAV output
         uplink?.stop()     // after the microphone went: finalises an uplink WAV
-        let ending = state.withLock { $0.ending } ?? .completed
+        let (ending, lessonFailure) = state.withLock { ($0.ending ?? .completed, $0.lessonFailure) }
         let summary = meter.summary
         let status: ExitStatus
         switch ending {
         case .signal(let number): status = number == SIGINT ? .interrupted : number == SIGHUP ? .hangUp : .terminated
         case .lessonFailed: status = .playbackFailed
-        case .completed, .stopCommand: status = summary.isSilent ? .silentOutput : .success
+        // The class went on without its lesson: the run still says the lesson failed.
+        case .completed, .stopCommand: status = lessonFailure != nil ? .playbackFailed : summary.isSilent ? .silentOutput : .success
         }
         var fields: [(String, JSON)] = [("reason", .string(ending.name))]
         if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
+        if let lessonFailure { fields.append(("lesson_failed", .string(lessonFailure))) }
         fields += [("exit", .number(Double(status.rawValue))), ("seconds", .number(summary.seconds)),
                    ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
                    ("output", .string(settings.displayedOutput.description))]
@@ -289,13 +321,19 @@ final class PlayerRun: Sendable {
         commands.async { [self] in
             switch event {
             case .ended:
+                let (position, duration) = state.withLock { ($0.lesson?.position?.seconds, $0.lesson?.duration?.seconds) }
+                // Ending well before its declared length is a truncated or damaged file, not the end of the lesson.
+                if let position, let duration, position < duration - PlayerRun.truncationTolerance {
+                    lessonBroke("the lesson ended at \(String(format: "%.1f", position)) s of its \(String(format: "%.1f", duration)) s: the file is truncated or damaged")
+                    return
+                }
                 state.withLock { $0.lessonState = .ended }
-                events.emit("lesson-ended", [("position", .maybe(state.withLock { $0.lesson?.position?.seconds }))])
+                events.emit("lesson-ended", [("position", .maybe(position))])
                 checkCompletion()
             case .failed(let why):
-                state.withLock { $0.lessonState = .failed }
-                events.emit("lesson-failed", [("message", .string(why))])
-                finish(.lessonFailed(why))
+                // While it loads, `startPlaying` reports the failure, classified, once.
+                guard state.withLock({ $0.lessonState }) != .loading else { return }
+                lessonBroke(why)
             }
         }
     }

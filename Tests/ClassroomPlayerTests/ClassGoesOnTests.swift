@@ -59,6 +59,33 @@ struct ClassGoesOnTests {
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
     }
 
+    @Test("a lesson that cannot play, or breaks mid-way, does not end the class while a live feed plays: the feed is heard to its end, the exit status says the lesson failed (2)",
+          arguments: ["NOTMEDIA", "TRUNCATED"])
+    func brokenLesson(kind: String) async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("lesson.webm")
+        if kind == "NOTMEDIA" {
+            try Data("this is not a lesson".utf8).write(to: lesson)
+        } else {
+            // The sample lesson cut after about 4.7 of its 10 s.
+            try Data(try Data(contentsOf: URL(fileURLWithPath: Fixtures.sample("lesson.webm"))).prefix(60_000)).write(to: lesson)
+        }
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let result = try await PlayerProcess.run(["play", lesson.path, "--live", Fixtures.sample("live-feed.ogg"), "--until-live-ends", "--mic", "none",
+                                                  "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder, timeout: .seconds(30))
+        let failed = Fixtures.events(events, named: "lesson-failed")
+        let stopped = Fixtures.events(events, named: "stopped").first
+        let audio = try WAVFile(wav)
+        print("FIGURE broken lesson (\(kind)): exit \(result.status), \(failed.count) lesson-failed at \(failed.first?["t"] ?? "-") s, live \(stopped?["live_seconds"] ?? "-") s, WAV \(audio.seconds) s")
+        #expect(result.status == 2, "stderr: \(result.stderr)")
+        #expect(failed.count == 1 && failed.first?["class_goes_on"] as? Bool == true, "\(failed)")
+        #expect((stopped?["live_seconds"] as? Double ?? 0) > 7.4)          // the teacher's whole 7.6 s feed
+        #expect(audio.headerMatchesFile && audio.seconds > 7.4)
+        #expect(audio.rms(from: 6.0, to: 7.0) > -40)                        // still heard after the lesson broke
+        #expect(stopped?["lesson_failed"] as? String != nil)
+    }
+
     @Test("SIGHUP, and two SIGTERMs 2 ms apart, each stop cleanly with a finalised WAV (129, 143)", arguments: [(SIGHUP, 1, Int32(129)), (SIGTERM, 2, 143)])
     func signals(number: Int32, count: Int, status: Int32) async throws {
         let folder = try Fixtures.folder()
