@@ -9,7 +9,7 @@ import Synchronization
 /// output, one volume and one processing profile.
 ///
 ///     uridecodebin ─video─► queue ► videoconvert ► video-sink (delayed by the engine's latency)
-///          └─audio─► queue ► audioconvert ► audioresample ► scaletempo ► S16LE 48 kHz stereo ► appsink ─► courseware input
+///          └─audio (each track)─► input-selector ► queue ► audioconvert ► audioresample ► scaletempo ► S16LE 48 kHz stereo ► appsink ─► courseware input
 ///
 /// Pausing or seeking it never touches the engine: the courseware input just stops being fed
 /// and the live mixer fills the gap with silence.
@@ -45,20 +45,23 @@ public final class LessonPlayer: Sendable {
     private let firstFailure = FirstFailure<(problem: LessonProblem, detail: String)>()
     /// decodebin's "No decoder available for type …" warning, which names the codec its error does not.
     private let missingDecoder = Locked<String?>(nil)
+    private let tracks: LessonAudioTracks
+    private let rate = Mutex<Double>(1)
 
     /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
-    /// pictures and sound stay together.
-    public init(uri: String, courseware: AudioInput, video: VideoOutput, videoDelay: ClockTime, logger: Logger) throws(EngineError) {
+    /// pictures and sound stay together. `audioTrack` (0-based) is the track heard of a lesson with several.
+    public init(uri: String, courseware: AudioInput, video: VideoOutput, videoDelay: ClockTime, audioTrack: Int = 0, logger: Logger) throws(EngineError) {
         self.uri = uri
         self.courseware = courseware
         self.logger = logger
+        tracks = LessonAudioTracks(wanted: audioTrack)
         do {
             pipeline = try Pipeline(name: "lesson-player")
             pipeline.useClock(try Clock.system())
             let decode = try ElementFactory.make("uridecodebin", name: "lesson-decode", properties: ["uri": .string(uri)])
             try pipeline.add(decode)
             let branch = LessonBranches(pipeline: pipeline, courseware: courseware, video: video, videoDelay: videoDelay,
-                                        logger: logger, tokens: tokens)
+                                        logger: logger, tokens: tokens, tracks: tracks)
             tokens.withLock { $0.append(decode.onPadAdded { pad in branch.link(pad) }) }
         } catch {
             throw .lessonFailed(error.description)
@@ -119,9 +122,11 @@ public final class LessonPlayer: Sendable {
     /// The lesson duration, once known.
     public var duration: ClockTime? { pipeline.duration() }
 
-    /// Seeks to `position`, keeping the current rate.
-    public func seek(to position: ClockTime, rate: Double = 1.0) throws(EngineError) {
+    /// Seeks to `position` at `rate`, or at the current rate.
+    public func seek(to position: ClockTime, rate: Double? = nil) throws(EngineError) {
+        let rate = rate ?? playbackRate
         try EngineError.wrap { () throws(GStreamerError) in try pipeline.seek(to: position, rate: rate) }
+        self.rate.withLock { $0 = rate }
         _ = pipeline.currentState(waitingUpTo: .seconds(5))
     }
 
@@ -132,6 +137,18 @@ public final class LessonPlayer: Sendable {
         }
         try seek(to: position ?? .zero, rate: rate)
     }
+
+    /// The playback rate (1 unless changed).
+    public var playbackRate: Double { rate.withLock { $0 } }
+
+    /// The lesson's audio tracks, in order, with their language codes where the file has them.
+    public var audioTracks: [String?] { tracks.languages }
+
+    /// The audio track heard (0-based).
+    public var selectedAudioTrack: Int { tracks.selected }
+
+    /// Switches to another audio track while playing (a bilingual lesson), without a gap.
+    public func selectAudioTrack(_ index: Int) throws(EngineError) { try tracks.select(index) }
 
     /// Writes the frame the video sink presented last — what the screen shows now — as a PNG at
     /// `path`, and returns its lesson position. Throws when the lesson decodes no video (video
@@ -195,6 +212,7 @@ private struct LessonBranches: Sendable {
     let videoDelay: ClockTime
     let logger: Logger
     let tokens: Locked<[any AnyObject & Sendable]>
+    let tracks: LessonAudioTracks
 
     func link(_ pad: Pad) {
         let media = pad.currentCaps?.structure()?.name ?? pad.queryCaps().structure()?.name ?? ""
@@ -212,6 +230,9 @@ private struct LessonBranches: Sendable {
                         "sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds)), "enable-last-sample": true,
                     ])
                 try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"), sink], to: pad)
+            } else if media.hasPrefix("video/") {
+                // Not shown, but in time: the lesson keeps its length and position (a video-only lesson plays, silent).
+                try attach([try ElementFactory.make("fakesink", properties: ["sync": true, "async": false])], to: pad)
             } else {
                 // An unused stream still needs a sink, or the decoder stops with not-linked.
                 try attach([try ElementFactory.make("fakesink", properties: ["sync": false, "async": false])], to: pad)
@@ -232,6 +253,13 @@ private struct LessonBranches: Sendable {
     }
 
     private func attachAudio(_ pad: Pad) throws(GStreamerError) {
+        try tracks.add(pad) { () throws(GStreamerError) -> Element in try makeAudioChain() }
+    }
+
+    /// input-selector ► … ► appsink: built once, for the first audio track; returns the selector.
+    private func makeAudioChain() throws(GStreamerError) -> Element {
+        // sync-mode clock: the tracks not heard advance in real time too, so a switch finds the same moment (not their end).
+        let selector = try ElementFactory.make("input-selector", name: "lesson-audio-select", properties: ["sync-mode": .enumNick("clock")])
         let sink = try AppSink.make(name: "lesson-audio-sink")
         // sync=true: the sink releases audio at its running time, so pushes arrive in real time.
         try sink.configure(caps: courseware.format.caps, maxBuffers: 0, drop: false, sync: true)
@@ -242,15 +270,22 @@ private struct LessonBranches: Sendable {
             do { try courseware.push(samples) } catch { logger.warning("courseware push refused: \(error)") }
         }
         tokens.withLock { $0.append(token) }
-        try attach([
-            try ElementFactory.make("queue", name: "lesson-audio-queue"),
+        let chain = [
+            selector,
+            // Short: what it holds is heard before a track switch takes effect (1 s by default, measured).
+            try ElementFactory.make("queue", name: "lesson-audio-queue", properties: [
+                "max-size-time": .time(.milliseconds(100)), "max-size-buffers": 0, "max-size-bytes": 0,
+            ]),
             try ElementFactory.make("audioconvert", name: "lesson-audio-convert"),
             try ElementFactory.make("audioresample", name: "lesson-audio-resample"),
             try ElementFactory.make("scaletempo", name: "lesson-tempo"),
             try ElementFactory.make("audioconvert", name: "lesson-audio-convert2"),
             try ElementFactory.make("audioresample", name: "lesson-audio-resample2"),
             sink,
-        ], to: pad)
+        ]
+        try pipeline.addLinked(chain)
+        for element in chain { try element.syncStateWithParent() }
+        return selector
     }
 
     private func attach(_ chain: [Element], to pad: Pad) throws(GStreamerError) {

@@ -160,14 +160,14 @@ public final class SessionController: Sendable {
     public var isMicrophoneConnected: Bool { state.withLock { $0.micLease != nil } }
 
     /// Loads a lesson whose audio goes into the courseware input (created on first use).
-    public func loadLesson(uri: String, video: LessonPlayer.VideoOutput) throws(EngineError) -> LessonPlayer {
+    public func loadLesson(uri: String, video: LessonPlayer.VideoOutput, audioTrack: Int = 0) throws(EngineError) -> LessonPlayer {
         let courseware: AudioInput
         if let existing = engine.input(id: "courseware") {
             courseware = existing
         } else {
             courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
         }
-        let lesson = try LessonPlayer(uri: uri, courseware: courseware, video: video, videoDelay: engine.outputLatency, logger: logger)
+        let lesson = try LessonPlayer(uri: uri, courseware: courseware, video: video, videoDelay: engine.outputLatency, audioTrack: audioTrack, logger: logger)
         let previous = state.withLock { state -> LessonPlayer? in defer { state.lesson = lesson }; return state.lesson }
         previous?.stop()
         return lesson

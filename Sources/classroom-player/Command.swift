@@ -11,6 +11,10 @@ enum Command: Sendable, Equatable {
     case route(override: PortOverride)
     case lease(owner: String, need: AudioRequirement)
     case release(owner: String)
+    /// Hear another audio track of the lesson: by number (0-based) or language code.
+    case track(audio: String)
+    /// Play the lesson at another rate, pitch kept.
+    case rate(value: Double)
     /// Add a peer from a feed (with an id, or the next live-N), or remove one.
     case peer(add: String?, id: String?, remove: String?)
     case stop
@@ -29,6 +33,8 @@ enum Command: Sendable, Equatable {
         case .route: return "route"
         case .lease: return "lease"
         case .release: return "release"
+        case .track: return "track"
+        case .rate: return "rate"
         case .peer: return "peer"
         case .stop: return "stop"
         case .status: return "status"
@@ -69,6 +75,10 @@ enum Command: Sendable, Equatable {
                                      Field(name: "need", type: AudioRequirement.allCases.map(\.rawValue).joined(separator: "|"), required: true)],
              summary: "take a session lease for a module (record, playback, voiceCall …)", timeline: true),
         Verb(name: "release", fields: [Field(name: "owner", type: "NAME", required: true)], summary: "release every lease the owner holds", timeline: true),
+        Verb(name: "track", fields: [Field(name: "audio", type: "N|LANG", required: true)],
+             summary: "hear another audio track of the lesson (a bilingual lesson): its number from 0, or its language code as probe lists it", timeline: true),
+        Verb(name: "rate", fields: [Field(name: "value", type: "0.5...2", required: true)],
+             summary: "play the lesson at this rate, pitch kept (RTC and the microphone are unaffected)", timeline: true),
         Verb(name: "peer", fields: [Field(name: "add", type: "FEED", required: false), Field(name: "id", type: "ID", required: false),
                                     Field(name: "remove", type: "ID", required: false)],
              summary: "add a peer from a feed (a file, rtp://HOST:PORT[?pt=N], an SDP file, rtsp/srt/http URI) with an id (default live-N), or remove one by id",
@@ -137,6 +147,24 @@ enum Command: Sendable, Equatable {
             }
             return .lease(owner: owner, need: need)
         case "release": return .release(owner: try fields.owner("owner") ?? "")
+        case "track":
+            switch object["audio"] {
+            case .number(let number)?:
+                guard number >= 0, number < 64, number == number.rounded() else {
+                    throw CommandError(.badValue, "\"audio\" of \"track\" is a track number from 0 or a language code, not \(number)")
+                }
+                return .track(audio: String(Int(number)))
+            case .string(let language)? where !language.isEmpty && language.count <= 16:
+                return .track(audio: language)
+            default:
+                throw CommandError(.badValue, "\"audio\" of \"track\" is a track number from 0 or a language code such as \"fr\", not \(object["audio"]?.serialized ?? "missing")")
+            }
+        case "rate":
+            let value = try fields.number("value")
+            guard (LessonRate.slowest...LessonRate.fastest).contains(value) else {
+                throw CommandError(.badValue, "\"value\" of \"rate\" is from \(LessonRate.slowest) to \(LessonRate.fastest), not \(value)")
+            }
+            return .rate(value: value)
         case "peer":
             let add = object["add"] == nil ? nil : try fields.string("add")
             let remove = object["remove"] == nil ? nil : try fields.string("remove")

@@ -20,6 +20,17 @@ struct MediaProbe {
         var decoded: String?
         /// Why it cannot be decoded.
         var failure: String?
+        /// Its language code (ISO 639), when the file tags it.
+        var language: String?
+
+        /// Its channel count, from the stored caps.
+        var channels: Int? {
+            guard let range = encoded.range(of: "channels=(int)") else { return nil }
+            return Int(encoded[range.upperBound...].prefix { $0.isNumber })
+        }
+
+        /// The codec, e.g. "audio/x-opus".
+        var codec: String { String(encoded.prefix { $0 != "," }) }
 
         /// "audio", "video", "text" …
         var kind: String { String(encoded.prefix { $0 != "/" }) }
@@ -33,6 +44,9 @@ struct MediaProbe {
     var seekable = false
     /// A failure of the whole file (not found, not a media file).
     var failure: String?
+
+    /// The audio streams, in the order the player numbers its audio tracks.
+    var audioTracks: [Stream] { streams.filter { $0.kind == "audio" } }
 
     /// Whether the lesson's audio can reach the courseware input.
     var canPlay: Bool { failure == nil && streams.contains { $0.kind == "audio" && $0.decoded != nil } }
@@ -61,6 +75,7 @@ struct MediaProbe {
         let parse = try ElementFactory.make("parsebin", name: "probe-parse")
         try pipeline.add(source, parse)
         let found = Mutex(MediaProbe())
+        let pads = Mutex<[Pad]>([])
         var handlers: [SignalHandler] = []
         handlers.append(source.onPadAdded { pad in
             if let sink = try? parse.staticPad("sink"), !sink.isLinked { try? pad.link(to: sink) }
@@ -72,6 +87,7 @@ struct MediaProbe {
                 probe.streams.append(Stream(encoded: caps.description))
                 return probe.streams.count - 1
             }
+            pads.withLock { $0.append(pad) }
             do throws(GStreamerError) {
                 let queue = try ElementFactory.make("queue", name: "probe-queue-\(index)")
                 let decode = try ElementFactory.make("decodebin", name: "decode-\(index)")
@@ -115,6 +131,10 @@ struct MediaProbe {
                 probe.failure = detail
             }
         case .asyncDone?:
+            // Prerolled: every stream's tags have passed its pad.
+            for (index, pad) in pads.withLock({ $0 }).enumerated() where index < probe.streams.count {
+                probe.streams[index].language = pad.tag("language-code")
+            }
             probe.duration = pipeline.duration()
             probe.seekable = (try? pipeline.seek(to: .zero)) != nil
         default:

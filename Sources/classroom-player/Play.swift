@@ -53,6 +53,14 @@ struct Play: ParsableCommand {
     var fallbackWav = "out/lesson-mix.wav"
 
     @Option(name: .long, help: ArgumentHelp(
+        "The lesson's audio track heard, of a lesson with several (a bilingual lesson): its number from 0, or its language code ('probe' lists them).",
+        valueName: "n|lang"))
+    var audioTrack: String?
+
+    @Option(name: .long, help: ArgumentHelp("Play the lesson at this rate, 0.5 to 2, pitch kept.", valueName: "rate"))
+    var rate: Double?
+
+    @Option(name: .long, help: ArgumentHelp(
         "The lesson's picture: auto (a window when DISPLAY or WAYLAND_DISPLAY is set, else decoded and discarded), none, or snapshots:DIR (a PNG every --snapshot-interval seconds).",
         valueName: "auto|none|snapshots:dir"), transform: VideoChoice.parse)
     var video: VideoChoice = .auto
@@ -76,6 +84,9 @@ struct Play: ParsableCommand {
     var logLevel: String = "warning"
 
     func validate() throws {
+        if let rate, !(LessonRate.slowest...LessonRate.fastest).contains(rate) {
+            throw ValidationError("--rate is from \(LessonRate.slowest) to \(LessonRate.fastest), not \(rate)")
+        }
         if untilLiveEnds, live.isEmpty { throw ValidationError("--until-live-ends needs --live FEED") }
         if uplinkSdp != nil, !uplink.contains(where: { $0.lowercased().hasPrefix("rtp://") }) {
             throw ValidationError("--uplink-sdp needs an RTP uplink (--uplink rtp://HOST:PORT)")
@@ -150,6 +161,7 @@ struct Play: ParsableCommand {
     private func resolve(files: OutputFiles) throws(PlayerError) -> PlaySettings {
         let lessonURI = try MediaLocation.uri(for: lesson, role: "lesson")
         let timeline = try script.map { path throws(PlayerError) in try Timeline.load(path: path) }
+        let track = try audioTrack.map { choice throws(PlayerError) in try Play.resolveTrack(choice, lessonURI: lessonURI) } ?? 0
         let peers = try Play.resolvePeers(live)
         let uplinkDestinations = try uplink.map { spec throws(PlayerError) in try Play.resolveUplink(spec, files: files) }
         let endpoints = uplinkDestinations.compactMap { destination -> RTPEndpoint? in if case .rtp(let endpoint) = destination { return endpoint }; return nil }
@@ -231,7 +243,28 @@ struct Play: ParsableCommand {
         return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
                             uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
                             output: target, outputDevice: outputDevice, video: videoOutput, snapshots: snapshots,
-                            timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files)
+                            timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files, audioTrack: track, rate: rate)
+    }
+
+    /// `--audio-track N|LANG` as a track number, checked against what the lesson holds.
+    private static func resolveTrack(_ choice: String, lessonURI: String) throws(PlayerError) -> Int {
+        let tracks: [MediaProbe.Stream]
+        do {
+            tracks = try MediaProbe.run(uri: lessonURI, timeout: .seconds(10)).audioTracks
+        } catch {
+            throw .cannotUse(role: "audio track", what: choice, reason: "the lesson's tracks could not be read (\(error.description))")
+        }
+        let listing = tracks.enumerated().map { "\($0.offset)\($0.element.language.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
+        if let number = Int(choice) {
+            guard tracks.indices.contains(number) else {
+                throw .cannotUse(role: "audio track", what: choice, reason: "the lesson's audio tracks are \(listing.isEmpty ? "none" : listing)")
+            }
+            return number
+        }
+        guard let index = tracks.firstIndex(where: { $0.language?.lowercased() == choice.lowercased() }) else {
+            throw .cannotUse(role: "audio track", what: choice, reason: "no audio track has the language '\(choice)'; the tracks are \(listing.isEmpty ? "none" : listing)")
+        }
+        return index
     }
 
     /// Every `--live`, with its id (given, or live-1, live-2 … in order); an id given twice is refused.

@@ -54,6 +54,10 @@ struct PlaySettings: Sendable {
     let readsStdin: Bool
     /// The WAV files being written under temporary names.
     let files: OutputFiles
+    /// The lesson's audio track heard first (0-based).
+    let audioTrack: Int
+    /// The lesson's playback rate, when not 1.
+    let rate: Double?
 
     /// The output as the user named it (a WAV by its final path).
     var displayedOutput: OutputTarget {

@@ -175,10 +175,11 @@ final class PlayerRun: Sendable {
         }
         var lesson: LessonPlayer?
         do {
-            let loaded = try controller.loadLesson(uri: settings.lessonURI, video: settings.video)
+            let loaded = try controller.loadLesson(uri: settings.lessonURI, video: settings.video, audioTrack: settings.audioTrack)
             let lessonToken = loaded.observe { [weak self] event in self?.handle(event) }
             state.withLock { $0.lesson = loaded; $0.tokens.append(lessonToken) }
             try loaded.play()
+            if let rate = settings.rate { try loaded.setRate(rate) }
             lesson = loaded
             state.withLock { if $0.lessonState == .loading { $0.lessonState = .playing } }
         } catch {
@@ -486,6 +487,30 @@ final class PlayerRun: Sendable {
             for token in tokens { try refusedBySession { () throws(AudioSessionError) in try session.release(token) } }
             controller.waitUntilApplied()
             return [("owner", .string(owner)), ("released", .number(Double(tokens.count))), ("configuration", session.configuration.json)]
+        case .track(let choice):
+            let lesson = try currentLesson(allowEnded: true)
+            let languages = lesson.audioTracks
+            let index = Int(choice) ?? languages.firstIndex { $0?.lowercased() == choice.lowercased() }
+            let listing = languages.enumerated().map { "\($0.offset)\($0.element.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
+            guard let index, languages.indices.contains(index) else {
+                throw CommandError(.badValue, "the lesson has no audio track \"\(choice)\"; its tracks are \(listing.isEmpty ? "none" : listing)")
+            }
+            do {
+                try lesson.selectAudioTrack(index)
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            events.emit("lesson-track", [("audio", .number(Double(index))), ("language", .maybe(languages[index])), ("by", .string(origin))])
+            return [("audio", .number(Double(index))), ("language", .maybe(languages[index]))]
+        case .rate(let value):
+            let lesson = try currentLesson()
+            do {
+                try lesson.setRate(value)
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            events.emit("lesson-rate", [("rate", .number(value)), ("position", .maybe(lesson.position?.seconds)), ("by", .string(origin))])
+            return [("rate", .number(value)), ("position", .maybe(lesson.position?.seconds))]
         case .peer(let add, let id, let remove):
             if let remove { return try peers.remove(id: remove, by: origin) }
             if let id, !PeerArgument.isValidID(id) {

@@ -44,15 +44,23 @@ struct Probe: ParsableCommand {
         }
         if json {
             let streams: [JSON] = probe.streams.map {
-                .object([("kind", .string($0.kind)), ("encoded", .string($0.encoded)), ("decoded", .maybe($0.decoded)), ("failure", .maybe($0.failure))])
+                .object([("kind", .string($0.kind)), ("codec", .string($0.codec)), ("channels", .maybe($0.channels.map(Double.init))),
+                         ("language", .maybe($0.language)), ("encoded", .string($0.encoded)), ("decoded", .maybe($0.decoded)), ("failure", .maybe($0.failure))])
             }
             console.out(JSON.object([("uri", .string(uri)), ("duration", .maybe(probe.duration?.seconds)), ("seekable", .bool(probe.seekable)),
                                      ("streams", .array(streams)), ("can_play", .bool(probe.canPlay)), ("verdict", .string(probe.verdict))]).serialized)
         } else {
             console.out("Lesson:   \(uri)")
             console.out("Duration: \(probe.duration.map { String(format: "%.2f s", $0.seconds) } ?? "unknown")\(probe.seekable ? ", seekable" : "")")
+            var audioIndex = 0
             for (index, stream) in probe.streams.enumerated() {
-                console.out("Stream \(index): \(stream.kind)")
+                var title = "Stream \(index): \(stream.kind)"
+                if stream.kind == "audio" {
+                    title += " track \(audioIndex) (--audio-track \(audioIndex)\(stream.language.map { " or \($0)" } ?? "")): \(stream.codec)"
+                        + "\(stream.channels.map { ", \($0) channel\($0 == 1 ? "" : "s")" } ?? "")\(stream.language.map { ", language \($0)" } ?? "")"
+                    audioIndex += 1
+                }
+                console.out(title)
                 console.out("  stored:  \(stream.encoded)")
                 console.out("  decoded: \(stream.decoded ?? "no — \(stream.failure ?? "not decoded")")")
             }

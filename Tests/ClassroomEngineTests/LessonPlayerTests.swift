@@ -130,4 +130,13 @@ struct LessonPlayerTests {
         #expect(throws: EngineError.self) { try lesson.setRate(3) }
         lesson.stop()
     }
+
+    @Test("pictures and sound stay together at 0.75× and 1.25× (A/V sync through the mixed stream)", arguments: [0.75, 1.25])
+    func syncAtRate(rate: Double) async throws {
+        let (offsets, _, flashes, beeps) = try await AVSyncProbe.offsets(rate: rate, logger: EngineSupport.logger)
+        let median = offsets.sorted()[offsets.count / 2]
+        print("FIGURE A/V sync at \(rate)×: median \(median) ms over \(offsets.count) pairs (\(flashes) flashes, \(beeps) beeps): \(offsets.map { String(format: "%.1f", $0) })")
+        #expect(offsets.count >= 8)
+        #expect(abs(median) <= 20)
+    }
 }

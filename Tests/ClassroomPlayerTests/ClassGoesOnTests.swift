@@ -172,4 +172,50 @@ struct ClassGoesOnTests {
         player.signal(SIGTERM)
         #expect(try await player.exitStatus(within: .seconds(10)) == 143)
     }
+
+    @Test("lessons: a bilingual lesson's track is chosen by language and switched while playing, probe lists the tracks; rate by timeline; a video-only lesson plays its length; --video none reports the real position")
+    func lessons() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bilingual = folder.appendingPathComponent("bilingual.mkv"), videoOnly = folder.appendingPathComponent("video-only.webm")
+        try Fixtures.gstLaunch("-e matroskamux name=m ! filesink location=\(bilingual.path) "
+                               + "audiotestsrc num-buffers=469 freq=440 volume=0.2 ! audio/x-raw,rate=48000,channels=2 ! taginject tags=language-code=en ! opusenc ! m. "
+                               + "audiotestsrc num-buffers=469 freq=880 volume=0.2 ! audio/x-raw,rate=48000,channels=2 ! taginject tags=language-code=fr ! opusenc ! m.")
+        try Fixtures.gstLaunch("-e videotestsrc num-buffers=90 ! video/x-raw,width=160,height=120,framerate=30/1 ! vp8enc ! webmmux ! filesink location=\(videoOnly.path)")
+
+        let probe = try await PlayerProcess.run(["probe", bilingual.path], in: folder)
+        #expect(probe.stdout.contains("audio track 0 (--audio-track 0 or en)") && probe.stdout.contains("audio track 1 (--audio-track 1 or fr)"), "\(probe.stdout)")
+
+        // French first, English from 3 s, then 1.25× from 5 s: 3 + 2 + 5/1.25 = 9 s.
+        let timeline = folder.appendingPathComponent("timeline.json")
+        try #"[{"at": 3, "do": "track", "audio": "en"}, {"at": 5, "do": "rate", "value": 1.25}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let played = try await PlayerProcess.run(["play", bilingual.path, "--audio-track", "fr", "--script", timeline.path, "--mic", "none",
+                                                  "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder, timeout: .seconds(30))
+        #expect(played.status == 0, "stderr: \(played.stderr)")
+        func level(_ hz: Int, _ from: Double, _ to: Double) throws -> Double { try Fixtures.bandLevel(wav, from: from, to: to, band: (hz - 40)...(hz + 40)) }
+        let french = (try level(880, 0.5, 2.8), try level(440, 0.5, 2.8)), english = (try level(440, 3.4, 4.8), try level(880, 3.4, 4.8))
+        let ended = Fixtures.events(events, named: "lesson-ended").first?["t"] as? Double ?? 0
+        print("FIGURE bilingual: fr \(french.0) dB (en \(french.1)), then en \(english.0) dB (fr \(english.1)); ended at \(ended) s (9 expected at 1.25× from 5 s)")
+        #expect(french.0 > -40 && french.1 < french.0 - 25)
+        #expect(english.0 > -40 && english.1 < english.0 - 25)
+        #expect(abs(ended - 9.0) < 0.5)
+        let bad = try await PlayerProcess.run(["play", bilingual.path, "--audio-track", "de", "--output", "null", "--no-stdin"], in: folder)
+        #expect(bad.status == 1 && bad.stderr.contains("no audio track has the language 'de'; the tracks are 0 (en), 1 (fr)"), "\(bad.stderr)")
+
+        // Video-only, not shown: it plays its 3 s, silent; the position follows the clock.
+        let videoEvents = folder.appendingPathComponent("video.jsonl")
+        let silent = try PlayerProcess(["play", videoOnly.path, "--video", "none", "--output", "null", "--mic", "none", "--events", videoEvents.path], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(videoEvents, named: "started").isEmpty })
+        try await Task.sleep(for: .seconds(1))
+        silent.stdin.fileHandleForWriting.write(Data("{\"do\":\"status\"}\n".utf8))
+        _ = await waitUntil(timeout: .seconds(3)) { silent.stdout.contains("\"position\"") }
+        let status = silent.stdout.split(separator: "\n").compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }.first { $0["lesson"] != nil }
+        let position = (status?["lesson"] as? [String: Any])?["position"] as? Double ?? -1
+        _ = try await silent.exitStatus(within: .seconds(10))
+        let videoEnded = Fixtures.events(videoEvents, named: "lesson-ended").first?["t"] as? Double ?? 0
+        print("FIGURE video-only: position \(position) s about 1 s in, ended at \(videoEnded) s of 3")
+        #expect(position > 0.5 && position < 2.0)
+        #expect(videoEnded > 2.7 && videoEnded < 4.0)
+    }
 }

@@ -4,12 +4,12 @@ import GStreamer
 /// A 10 s VP8 + Vorbis WebM lesson, written at run time: the picture is black and turns white at
 /// 0.5 s, 1.5 s, … (videotestsrc `blink` at 2 frames/s), and a 50 ms 1 kHz beep starts on the
 /// sample at each of those instants (pushed through an appsrc, so it is exact).
-enum BeepFlashLesson {
+public enum BeepFlashLesson {
     /// When the flashes and beeps start.
-    static let events: [ClockTime] = (0..<10).map { ClockTime.milliseconds(500 + 1000 * $0) }
+    public static let events: [ClockTime] = (0..<10).map { ClockTime.milliseconds(500 + 1000 * $0) }
 
     /// Writes the lesson to `path`.
-    static func write(to path: String) throws {
+    public static func write(to path: String) throws {
         let pipeline = try Pipeline.parse("""
             appsrc name=beeps ! audioconvert ! vorbisenc ! webmmux name=mux ! filesink location=\(path) \
             videotestsrc pattern=blink num-buffers=20 ! video/x-raw,width=160,height=120,framerate=2/1 \
@@ -38,6 +38,6 @@ enum BeepFlashLesson {
             }
         }
         _ = try? pipeline.setState(.null)
-        guard let ended, case .endOfStream = ended.view else { throw BenchError("writing the beep-and-flash lesson failed: \(ended?.description ?? "timed out")") }
+        guard let ended, case .endOfStream = ended.view else { throw MeasurementError("writing the beep-and-flash lesson failed: \(ended?.description ?? "timed out")") }
     }
 }
