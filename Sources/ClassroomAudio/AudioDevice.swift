@@ -34,6 +34,8 @@ public struct AudioDevice: Sendable, Hashable, CustomStringConvertible {
         public static let bluez5Address = "api.bluez5.address"
         /// `device.string`: the ALSA device or, for Bluetooth on PulseAudio, the device address.
         public static let deviceString = "device.string"
+        /// `device.description`: the name the sound server shows ("Dummy Output" for its stand-in sink).
+        public static let description = "device.description"
     }
 
     /// The sound-server name of the device ("headset", "alsa_output.pci-0000_00_1f.3.analog-stereo").

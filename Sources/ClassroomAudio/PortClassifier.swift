@@ -14,6 +14,8 @@ public struct PortClassifier: Sendable, Hashable {
         case contains(String, [String])
         /// At least one of the conditions holds.
         case any([Condition])
+        /// The device's server id (a PulseAudio sink or source name) is one of these (case-insensitive).
+        case deviceID([String])
 
         /// Whether the device passes this test.
         public func matches(_ device: AudioDevice) -> Bool {
@@ -27,6 +29,7 @@ public struct PortClassifier: Sendable, Hashable {
             case .equals(let key, let values): .equals(key, values.map { $0.lowercased() })
             case .contains(let key, let substrings): .contains(key, substrings.map { $0.lowercased() })
             case .any(let conditions): .any(conditions.map(\.lowercased))
+            case .deviceID(let ids): .deviceID(ids.map { $0.lowercased() })
             }
         }
 
@@ -43,6 +46,8 @@ public struct PortClassifier: Sendable, Hashable {
                 return substrings.contains { value.contains($0) }
             case .any(let conditions):
                 return conditions.contains { $0.matchesLowercased(device) }
+            case .deviceID(let ids):
+                return ids.contains(device.id.lowercased())
             }
         }
     }
@@ -114,6 +119,9 @@ public struct PortClassifier: Sendable, Hashable {
     /// The standard table.
     public static let standard = PortClassifier(rules: [
         Rule("sink monitor", when: [.equals(AudioDevice.PropertyKey.deviceClass, ["monitor"])], port: nil),
+        // The stand-in PulseAudio (module-always-sink) and pipewire-pulse keep when no device is
+        // left: it makes no sound, so it is never a route.
+        Rule("dummy output", when: [.any([.deviceID(["auto_null"]), .equals(AudioDevice.PropertyKey.description, ["Dummy Output"])])], port: nil),
         Rule("bluetooth hands-free profile", when: [bluetooth, handsFreeProfile], port: .bluetoothHFP),
         Rule("bluetooth microphone", when: [bluetooth, .direction(.input)], port: .bluetoothHFP),
         Rule("bluetooth stereo", when: [bluetooth], port: .bluetoothA2DP),

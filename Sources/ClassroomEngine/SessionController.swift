@@ -481,6 +481,9 @@ public final class SessionController: Sendable {
     /// The output plays again: the loss is over.
     private func recovered(lostAt: UInt64) {
         state.withLock { $0.outputLostAt = nil }
+        // The restarted stream went to the server's default sink, which need not be the route's
+        // (it stays the Dummy Output after the last real sink came back).
+        if engine.output.isSoundServer { move(to: session.resolvedState.route.output?.deviceID, attempt: 0) }
         let outage = Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9
         logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", outage))"])
     }

@@ -12,6 +12,11 @@ struct PortClassifierTests {
 
     static let rows: [Row] = [
         Row(device: Devices.speakerMonitor, rule: "sink monitor", port: nil),
+        Row(device: AudioDevice(id: "auto_null", name: "Dummy Output", direction: .output,
+                                properties: ["device.description": "Dummy Output", "device.class": "abstract"]),
+            rule: "dummy output", port: nil),
+        Row(device: AudioDevice(id: "null-sink-from-pipewire", name: "Dummy Output", direction: .output, properties: ["device.description": "Dummy Output"]),
+            rule: "dummy output", port: nil),
         Row(device: Devices.bluetoothHeadsetHFP, rule: "bluetooth hands-free profile", port: .bluetoothHFP),
         Row(device: Devices.bluetoothHeadsetMic, rule: "bluetooth hands-free profile", port: .bluetoothHFP),
         Row(
@@ -45,6 +50,9 @@ struct PortClassifierTests {
         #expect(classification?.port == row.port)
         if row.port != nil {
             #expect(classification?.rule == row.rule)
+        } else {
+            // Excluded by the expected row, not by another one.
+            #expect(PortClassifier.standard.rules.first { rule in rule.conditions.allSatisfy { $0.matches(row.device) } }?.name == row.rule)
         }
     }
 

@@ -282,9 +282,13 @@ struct PulseRouteTests {
         try controller.session.release(lesson)
     }
 
-    @Test("every output device removed: an interruption (device lost), pushes refused with a reason; a device coming back brings the output back")
-    func everyDeviceRemoved() async throws {
+    @Test("every output device removed: an interruption (device lost), pushes refused with a reason; a device coming back brings the output back — also when the server's Dummy Output (auto_null) is left, which is never a route",
+          arguments: [false, true])
+    func everyDeviceRemoved(dummyLeft: Bool) async throws {
         let speakerModule = try #require(try Self.moduleID(ofSink: "speaker"))
+        // What PulseAudio's module-always-sink and pipewire-pulse leave when no real sink is there.
+        let dummy = dummyLeft ? try PulseAudioControl.loadNullSink("auto_null", properties: "device.description='Dummy Output'") : nil
+        defer { if let dummy { _ = try? Self.pactl("unload-module", dummy) } }
         let controller = try SessionController(output: .soundServer(device: nil), logger: EngineSupport.logger)
         let events = Locked<[SessionEvent]>([])
         let observation = controller.session.observe { event in events.withLock { $0.append(event) } }
