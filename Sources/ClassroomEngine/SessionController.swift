@@ -251,13 +251,52 @@ public final class SessionController: Sendable {
             if uplink.source != source {
                 // Another input device: rebuild the chain on it.
                 engine.disconnectMicrophone()
-                _ = try engine.connectMicrophone(source, processing: processing, onFrame: onUplinkFrame)
+                _ = try openMicrophone(source, processing: processing)
             } else if uplink.voiceProcessing != processing {
                 try uplink.reconfigure(processing)
             }
         } else {
-            let uplink = try engine.connectMicrophone(source, processing: processing, onFrame: onUplinkFrame)
+            let uplink = try openMicrophone(source, processing: processing)
             try uplink.setMuted(new.isInterrupted)
+        }
+    }
+
+    /// The microphone's source failed (the server refused it, it is busy or gone): its chain
+    /// goes, and alarm 1033 says why; the next session change tries again.
+    private func microphoneFailed(_ why: String) {
+        guard let uplink = engine.uplink else { return }
+        engine.disconnectMicrophone()
+        guard !session.resolvedState.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
+        session.raiseAlarm(.recordingDeviceBusy, owner: "microphone",
+                           message: "the microphone (\(uplink.source)) cannot be opened: \(why) — another program may hold it, or the sound server refused it",
+                           context: ["source": "\(uplink.source)"])
+    }
+
+    /// The microphone delivers: a 1033 raised before is over.
+    private func microphoneOpened() {
+        guard session.resolvedState.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
+        session.clearAlarm(.recordingDeviceBusy, owner: "microphone")
+    }
+
+    /// Opens the microphone chain; a device that cannot be opened (busy, refused, gone) raises
+    /// alarm 1033, and the next successful open clears it.
+    private func openMicrophone(_ source: MicrophoneSource, processing: VoiceProcessing) throws(EngineError) -> Uplink {
+        let owner = "microphone"
+        let raised = { [session] in session.resolvedState.alarms.contains { $0.code == .recordingDeviceBusy && $0.owner == owner } }
+        do {
+            let uplink = try engine.connectMicrophone(source, processing: processing, onFrame: onUplinkFrame)
+            if raised() { queue.async { [session] in session.clearAlarm(.recordingDeviceBusy, owner: owner) } }
+            return uplink
+        } catch {
+            // Raised from the queue, not from inside this apply: raising is itself a session change.
+            if !raised() {
+                queue.async { [session] in
+                    session.raiseAlarm(.recordingDeviceBusy, owner: owner,
+                                       message: "the microphone (\(source)) cannot be opened: \(error.description) — another program may hold it, or the sound server refused it",
+                                       context: ["source": "\(source)"])
+                }
+            }
+            throw error
         }
     }
 
@@ -308,8 +347,11 @@ public final class SessionController: Sendable {
             queue.async { [self] in outputLost(why) }
         case .level(let meter, let rms, _, let runningTime):
             monitors.record(meter: meter, rms: rms, runningTime: runningTime)
+            // Frames flow from the microphone: it opened, whatever failed before.
+            if meter == EngineGraph.micLevel { queue.async { [self] in microphoneOpened() } }
         case .error(let element, let message, _):
             logger.error("engine error in \(element): \(message)")
+            if element == EngineGraph.micSource { queue.async { [self] in microphoneFailed(message) } }
         case .warning:
             break
         }

@@ -391,4 +391,24 @@ struct PulseRouteTests {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw EngineTestFailure("\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)") }
     }
+
+    @Test("a microphone the sound server refuses raises 1033 with the reason; opening it once it exists clears the alarm")
+    func microphoneRefused() async throws {
+        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.device("kiosk_mic")), logger: EngineSupport.logger)
+        try controller.start()
+        defer { controller.stop() }
+        try controller.connectMicrophone()
+        try await waitFor("alarm 1033") { controller.session.resolvedState.alarms.contains { $0.code == .recordingDeviceBusy } }
+        let alarm = controller.session.resolvedState.alarms.first { $0.code == .recordingDeviceBusy }
+        print("FIGURE 1033: \(alarm?.message ?? "-")")
+        #expect(alarm?.message.contains("kiosk_mic") == true)
+        #expect(controller.engine.uplink == nil)
+        try controller.disconnectMicrophone()
+        let module = try Self.pactl("load-module", "module-null-source", "source_name=kiosk_mic").trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = try? Self.pactl("unload-module", module) }
+        try controller.connectMicrophone()
+        try await waitFor("the alarm cleared") { !controller.session.resolvedState.alarms.contains { $0.code == .recordingDeviceBusy } }
+        #expect(controller.engine.uplink != nil)
+        try controller.disconnectMicrophone()
+    }
 }
