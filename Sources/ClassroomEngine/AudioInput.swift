@@ -44,22 +44,16 @@ public final class AudioInput: Sendable {
     let mixerPad: Pad
     let duck: VolumeControl?
     private let removed = Atomic<Bool>(false)
-    /// When the mixer last received a buffer from this input.
+    /// When audio was last pushed into this input (alarm 1025 is about pushes that stop, not
+    /// about a mixer held up by its output).
     let arrivals = ArrivalClock()
     private let dropped = Atomic<Int>(0)
-    private let probeBox = Mutex<PadProbe?>(nil)
 
     init(id: String, kind: Kind, format: AudioFormat, source: AppSource, elements: [Element], mixerPad: Pad, duck: VolumeControl?,
          clock: @escaping @Sendable () -> ClockTime?) {
         self.id = id; self.kind = kind; self.format = format
         self.source = source; self.elements = elements; self.mixerPad = mixerPad; self.duck = duck
         self.clock = clock
-        let arrivals = self.arrivals
-        let probe = mixerPad.addProbe(.buffer) { _ in
-            arrivals.mark()
-            return .ok
-        }
-        probeBox.withLock { $0 = probe }
     }
 
     /// Pushes interleaved 16-bit samples. `timestamp` nil places them right after the previous
@@ -122,7 +116,6 @@ public final class AudioInput: Sendable {
 
     func markRemoved() {
         removed.store(true, ordering: .releasing)
-        probeBox.withLock { $0?.remove(); $0 = nil }
     }
 
     private func push(_ body: () throws(GStreamerError) -> AppSource.PushOutcome) throws(EngineError) -> PushResult {
@@ -137,6 +130,7 @@ public final class AudioInput: Sendable {
             default: throw .gstreamer(error)
             }
         }
+        arrivals.mark()
         switch outcome {
         case .queued:
             return .queued

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import GStreamer
 
-/// Watches the running graph for the alarms only it can see: a silent RTC feed (1025), a
+/// Watches the running graph for the alarms only it can see: an RTC feed that stopped (1025), a
 /// microphone that stays too quiet (1031), and courseware made quieter at the output than the
 /// session's gains explain (mediaSuppressed — the reference articles' main bug).
 ///
@@ -77,13 +77,13 @@ final class GraphMonitors: Sendable {
                 }
             }
 
-            // 1025: an RTC feed that was live and went quiet at the mixer.
+            // 1025: an RTC feed that was live and whose pushes stopped (digital silence still arrives; a held-up output is not the feed's fault).
             let rtc = inputs.filter { $0.kind == .rtc }
             for input in rtc {
                 let silence = input.arrivals.silence(now: now)
                 let interrupted = silence.map { $0 > settings.rtcSilence } ?? false
                 transition(.rtcAudioInterrupted, input.id, interrupted,
-                           "RTC audio from '\(input.id)' stopped reaching the mixer \(silence?.milliseconds ?? 0) ms ago",
+                           "RTC audio from '\(input.id)' stopped arriving: nothing was pushed for \(silence?.milliseconds ?? 0) ms",
                            ["silence_ms": "\(silence?.milliseconds ?? 0)"])
             }
             for key in state.raised where key.hasPrefix("\(AlarmCode.rtcAudioInterrupted)/") {
