@@ -40,6 +40,42 @@ struct ContinuityTests {
         #expect(clicks == 0)
     }
 
+    @Test("the uplink stays continuous across profile switches: every processed frame follows the previous one, no 10 ms frame missing")
+    func uplinkAcrossProfileSwitches() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let stamps = Locked<[ClockTime]>([])
+        let uplink = try engine.connectMicrophone(.pushed, processing: .voice) { frame in
+            if let timestamp = frame.timestamp { stamps.withLock { $0.append(timestamp) } }
+        }
+        let microphone = try #require(uplink.pushedInput)
+        // A 300 Hz tone in 10 ms frames, timestamped on one grid, as a capture device delivers them.
+        let sine = (0..<480).map { Int16(3_000 * sin(2 * Double.pi * 300 * Double($0) / 48_000)) }
+        let origin = try #require(engine.runningTime)
+        let pushed = Locked(0)
+        let feeder = Thread {
+            for index in 0..<300 {
+                _ = try? microphone.push(sine, pts: origin + .milliseconds(10 * index))
+                pushed.withLock { $0 += 1 }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        feeder.start()
+        for cycle in 0..<10 {
+            try await Task.sleep(for: .milliseconds(200))
+            try uplink.reconfigure([VoiceProcessing.off, .voice][cycle % 2])
+        }
+        #expect(await waitFor { pushed.withLock { $0 } >= 300 })
+        try await Task.sleep(for: .milliseconds(300))
+        let frames = stamps.withLock { $0 }
+        let steps = zip(frames.dropFirst(), frames).map { Int64($0.nanoseconds) - Int64($1.nanoseconds) }
+        let gaps = steps.filter { $0 != 10_000_000 }
+        print("FIGURE uplink across 10 profile switches: \(frames.count) frames, \(gaps.count) steps other than 10 ms \(gaps.prefix(5))")
+        #expect(frames.count >= 280)
+        #expect(gaps.isEmpty)
+    }
+
     @Test("the click detector finds a real discontinuity")
     func clickDetectorCanFail() async throws {
         // Guard against a detector that cannot fail: a step in the mix must show up. The step is
