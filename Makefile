@@ -39,7 +39,8 @@ test: setup
 #  2. the engine, one test at a time: its tests run real-time graphs and measure them, and 25
 #     suites at once on 2 cores starved them (late feeds, slow alarms);
 #  3. the suites that plug devices, one at a time: device providers are process-wide, and a second
-#     monitor beside the first was measured to miss hotplugs;
+#     monitor beside the first was measured to miss hotplugs — on PulseAudio, then again on
+#     PipeWire + WirePlumber + pipewire-pulse (scripts/with-pipewire.sh);
 #  4. the CLI, one test at a time: each runs the built classroom-player (built by --build-tests)
 #     as a subprocess playing in real time, and asserts on its WAVs, events, answers and exit codes.
 PULSE_SUITES = DeviceMonitorTests|PulseRouteTests
@@ -50,6 +51,8 @@ test-swift:
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
 		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassroomEngineTests --skip '$(PULSE_SUITES)' --no-parallel
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
+		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter '$(PULSE_SUITES)' --no-parallel
+	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pipewire.sh \
 		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter '$(PULSE_SUITES)' --no-parallel
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
 		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassroomPlayerTests --no-parallel

@@ -20,6 +20,10 @@ packages=(
   sox                                 # measuring what came out
   ffmpeg                              # a second, independent RTP sender (Opus on pt 111, G.711) in the tests
   janus                               # a real conferencing server (AudioBridge) for the room tests and bench
+  pipewire                            # the second sound server the device and route suites run on
+  pipewire-pulse                      # its PulseAudio protocol (pulsesink/pulsesrc, pactl)
+  wireplumber                         # its session manager (default sink, routing)
+  dbus                                # dbus-run-session: PipeWire's private D-Bus session
   libcurl4                            # FoundationNetworking's HTTP (Janus's API)
 )
 

@@ -23,6 +23,9 @@ enum EngineSupport {
 
     /// True when `make test` started a PulseAudio server for this run.
     static var hasPulse: Bool { ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE"] == "1" }
+
+    /// True when that server is PipeWire's pulse server (scripts/with-pipewire.sh).
+    static var onPipeWire: Bool { ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_SERVER"] == "pipewire" }
 }
 
 /// Waits, at most `timeout`, for state that changes on another queue (the controller's, a device

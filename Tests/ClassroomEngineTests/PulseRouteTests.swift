@@ -5,8 +5,9 @@ import Testing
 @testable import ClassroomEngine
 import GStreamer
 
-/// Routes on a real PulseAudio server: null sinks plugged and unplugged with pactl. `make test`
-/// starts the server (scripts/with-pulseaudio.sh) and runs these on their own, serialized: device
+/// Routes on a real PulseAudio server, and again on PipeWire's pulse server: null sinks plugged and
+/// unplugged with pactl. `make test` starts each server (scripts/with-pulseaudio.sh,
+/// scripts/with-pipewire.sh) and runs these on their own, serialized: device
 /// providers are process-wide and two monitors side by side were measured to miss hotplugs.
 @Suite("Routes on a real PulseAudio server", .serialized, .enabled(if: EngineSupport.hasPulse))
 struct PulseRouteTests {
@@ -133,7 +134,8 @@ struct PulseRouteTests {
         #expect(engine.pipeline.state == .playing)
     }
 
-    @Test("the sound server corking our stream is an interruption: the lesson pauses, the uplink mutes, and both resume after")
+    @Test("the sound server corking our stream is an interruption: the lesson pauses, the uplink mutes, and both resume after",
+          .disabled(if: EngineSupport.onPipeWire, "pipewire-pulse has no module-role-cork; WirePlumber's own role policy is not set up here"))
     func corkIsAnInterruption() async throws {
         // A phone stream corks music streams on the same sink, as kiosk policy modules do.
         let cork = try Self.pactl("load-module", "module-role-cork", "trigger_roles=phone", "cork_roles=music")
@@ -167,7 +169,8 @@ struct PulseRouteTests {
         #expect(controller.engine.pipeline.state == .playing)
     }
 
-    @Test("the sound server killed and restarted: media services lost, then reset within 3 s, and the same pipeline plays on the new server with the microphone back")
+    @Test("the sound server killed and restarted: media services lost, then reset within 3 s, and the same pipeline plays on the new server with the microphone back",
+          .disabled(if: EngineSupport.onPipeWire, "KNOWN DEFECT on PipeWire: stopping the PipeWire stack aborts the process in pulsesink 1.22's main-loop mutex (owner died), measured; to be fixed"))
     func soundServerRestart() async throws {
         let start = try #require(ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE_START"], "scripts/with-pulseaudio.sh sets it")
         let rig = try RouteRig(microphone: .fixed(.pushed))
@@ -180,7 +183,11 @@ struct PulseRouteTests {
         func saw(_ wanted: SessionEvent) -> Bool { events.withLock { $0 }.contains(wanted) }
 
         // `--kill` only signals the daemon: wait until it no longer answers.
-        try Self.run("/usr/bin/pulseaudio", "--kill")
+        if let kill = ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE_KILL"] {
+            try Self.run("/bin/bash", "-c", kill)
+        } else {
+            try Self.run("/usr/bin/pulseaudio", "--kill")
+        }
         try await waitFor("the server to be gone") { (try? Self.pactl("info")) == nil }
         try await waitFor("media services lost") { saw(.mediaServicesWereLost) }
         #expect(controller.session.resolvedState.isInterrupted)
@@ -392,7 +399,8 @@ struct PulseRouteTests {
         guard process.terminationStatus == 0 else { throw EngineTestFailure("\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)") }
     }
 
-    @Test("a microphone the sound server refuses raises 1033 with the reason; opening it once it exists clears the alarm")
+    @Test("a microphone the sound server refuses raises 1033 with the reason; opening it once it exists clears the alarm",
+          .disabled(if: EngineSupport.onPipeWire, "pipewire-pulse connects a stream for a missing source to the default source instead of refusing it (measured)"))
     func microphoneRefused() async throws {
         let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.device("kiosk_mic")), logger: EngineSupport.logger)
         try controller.start()
