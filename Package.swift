@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
         .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
+        .library(name: "Systemd", targets: ["Systemd"]),
         .executable(name: "classroom-player", targets: ["classroom-player"]),
         .executable(name: "classroom-bench", targets: ["classroom-bench"]),
     ],
@@ -24,6 +25,18 @@ let package = Package(
             path: "CGStreamer",
             pkgConfig: "gstreamer-app-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        // libsystemd: service notifications (sd_notify, the watchdog) and the journal's native protocol.
+        .systemLibrary(
+            name: "CSystemd",
+            path: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // Safe Swift bindings over libsystemd: the only target that imports CSystemd.
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd"]
         ),
         // Safe Swift bindings: the only target that imports CGStreamer.
         .target(
@@ -57,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "classroom-player",
             dependencies: [
-                "GStreamer", "ClassroomAudio", "ClassroomEngine",
+                "GStreamer", "ClassroomAudio", "ClassroomEngine", "Systemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -19,6 +19,11 @@ packages=(
   espeak-ng                           # speech for tests and samples
   sox                                 # measuring what came out
   ffmpeg                              # a second, independent RTP sender (Opus on pt 111, G.711) in the tests
+  libsystemd-dev                      # CSystemd: sd_notify (readiness, status, watchdog) and the journal's native protocol
+  systemd                             # systemd-analyze verify on the unit, in the tests
+  playerctl                           # drives the player over MPRIS in the tests, as a desktop would
+  dbus-daemon                         # a private session bus for those tests
+  prometheus                          # promtool check metrics, and a real scraper in the tests
 )
 
 missing=()

@@ -100,7 +100,8 @@ struct Play: ParsableCommand {
             let settings = try resolve()
             let eventLog = try EventLog(path: events, console: console)
             console.out(Play.destination(settings.output))
-            let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger)
+            let followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
+            let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger, followers: followers)
             current.withLock { $0 = run }
             let outcome: PlayerRun.Outcome
             do {

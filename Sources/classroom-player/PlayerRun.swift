@@ -68,14 +68,16 @@ final class PlayerRun: Sendable {
     private let controller: SessionController
     private let uplink: UplinkSender?
     private let peers: PeerRoster
+    private let followers: [any RunFollower]
     private let meter = LevelMeter()
     private let state = Mutex(State())
     private let commands = DispatchQueue(label: "classroom-player.commands")
     private let ended = DispatchSemaphore(value: 0)
 
     /// Builds the controller; nothing plays yet.
-    init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger) throws(PlayerError) {
+    init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger, followers: [any RunFollower] = []) throws(PlayerError) {
         self.settings = settings
+        self.followers = followers
         self.console = console
         self.events = events
         self.logger = logger
@@ -183,6 +185,7 @@ final class PlayerRun: Sendable {
         }
         if settings.readsStdin { StdinControl.start(console: console) { [weak self] line in self?.answer(line) ?? "" } }
         if console.showsProgress { startProgress() }
+        for follower in followers { follower.runStarted(self) }
         commands.async { self.checkCompletion() }
     }
 
@@ -223,6 +226,7 @@ final class PlayerRun: Sendable {
             return (state.timers, state.control, state.snapshotter)
         }
         for timer in timers { timer.source.cancel() }
+        for follower in followers { follower.runStopping() }
         console.clearProgress()
         control?.stop()
         commands.sync {}   // a command under way finishes before the engine goes
@@ -282,6 +286,7 @@ final class PlayerRun: Sendable {
             meter.record(meter: meterName, rms: rms)
             if meterName == EngineGraph.outputLevel {
                 meter.add(rms: rms, peak: peak, seconds: controller.engine.configuration.levelInterval.seconds)
+                for follower in followers { follower.outputAdvanced() }
             }
         case .error(let element, let message, _):
             events.emit("engine-error", [("element", .string(element)), ("message", .string(message))])
@@ -323,17 +328,23 @@ final class PlayerRun: Sendable {
             let request = try JSON.parse(line)
             id = request["id"]
             let command = try Command.parse(request, extra: ["id"], inTimeline: false)
-            let fields = try commands.sync { () -> Result<[(String, JSON)], CommandError> in
-                guard state.withLock({ $0.ending == nil }) else {
-                    return .failure(CommandError(.unavailable, "the player is stopping"))
-                }
-                return Result { () throws(CommandError) in try execute(command, from: "control") }
-            }.get()
+            let fields = try perform(command, from: "control")
             reply = .object([("ok", .bool(true)), ("do", .string(command.verb))] + fields + (id.map { [("id", $0)] } ?? []))
         } catch {
             reply = error.answer(id: id)
         }
         return reply.serialized
+    }
+
+    /// Does one command on the command queue, as a control line would; for the adapters
+    /// (MPRIS, systemd, metrics), so they change and read the player the same way.
+    func perform(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
+        try commands.sync { () -> Result<[(String, JSON)], CommandError> in
+            guard state.withLock({ $0.ending == nil }) else {
+                return .failure(CommandError(.unavailable, "the player is stopping"))
+            }
+            return Result { () throws(CommandError) in try execute(command, from: origin) }
+        }.get()
     }
 
     // MARK: Commands

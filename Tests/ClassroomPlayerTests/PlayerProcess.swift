@@ -17,14 +17,16 @@ final class PlayerProcess: @unchecked Sendable {
         return Fixtures.root.appendingPathComponent(".build/debug/classroom-player")
     }
 
-    /// Starts `classroom-player arguments…` in `directory`, with stdout and stderr going to files.
-    init(_ arguments: [String], in directory: URL) throws {
+    /// Starts `classroom-player arguments…` in `directory`, with stdout and stderr going to files
+    /// and `environment` added to the test's own.
+    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws {
         stdoutFile = directory.appendingPathComponent("stdout-\(UUID().uuidString).txt")
         stderrFile = directory.appendingPathComponent("stderr-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         process.executableURL = Self.executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.currentDirectoryURL = directory
         process.standardInput = stdin
         process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
