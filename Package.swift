@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        // Prometheus' text exposition for --metrics; it brings swift-metrics (CoreMetrics) and swift-atomics.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The GStreamer C API. All its headers live under gstreamer-1.0's include dir, so the
@@ -73,6 +75,7 @@ let package = Package(
                 "GStreamer", "ClassroomAudio", "ClassroomEngine", "Systemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(

@@ -12,6 +12,7 @@ final class EventLog: Sendable {
         var count = 0
         var alarms = 0
         var failedWrite = false
+        var followers: [@Sendable (String, [(String, JSON)]) -> Void] = []
     }
 
     private let console: Console
@@ -57,15 +58,21 @@ final class EventLog: Sendable {
     /// Alarms raised so far.
     var alarmCount: Int { state.withLock { $0.alarms } }
 
+    /// Also hands every event, as it is written, to `follower` (metrics count alarms this way).
+    func follow(_ follower: @escaping @Sendable (_ name: String, _ fields: [(String, JSON)]) -> Void) {
+        state.withLock { $0.followers.append(follower) }
+    }
+
     /// Writes one event: `name` and its fields.
     func emit(_ name: String, _ fields: [(String, JSON)] = []) {
         let t = elapsed
         let line = JSON.object([("t", .number(t)), ("event", .string(name))] + fields).serialized
-        let file = state.withLock { state -> FileHandle? in
+        let (file, followers) = state.withLock { state -> (FileHandle?, [@Sendable (String, [(String, JSON)]) -> Void]) in
             state.count += 1
             if name == "alarm" { state.alarms += 1 }
-            return state.file
+            return (state.file, state.followers)
         }
+        for follower in followers { follower(name, fields) }
         guard let file else {
             // Standard error, unless the events file has been closed at the end.
             if path == nil { console.err(line) }

@@ -63,6 +63,12 @@ struct Play: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write events and alarms as JSON lines to this file instead of standard error.", valueName: "path"))
     var events: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve Prometheus metrics at http://HOST:PORT/metrics (alarms by code, levels, peers, profile, route, interruptions, restarts, uptime).",
+        discussion: "Port 0 picks a free port; the 'metrics-listening' event says which.",
+        valueName: "host:port"))
+    var metrics: String?
+
     @Flag(name: .long, help: "Do not read control lines from standard input (for background jobs).")
     var noStdin = false
 
@@ -77,6 +83,9 @@ struct Play: ParsableCommand {
         if let interval = snapshotInterval {
             guard case .snapshots = video else { throw ValidationError("--snapshot-interval needs --video snapshots:DIR") }
             guard interval.isFinite, interval >= 0.1 else { throw ValidationError("--snapshot-interval is at least 0.1 seconds, not \(interval)") }
+        }
+        if let metrics, metrics.lastIndex(of: ":").flatMap({ UInt16(metrics[metrics.index(after: $0)...]) }) == nil {
+            throw ValidationError("--metrics takes HOST:PORT, e.g. 127.0.0.1:9464 (port 0 picks a free one), not '\(metrics)'")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logLevel)'")
@@ -99,8 +108,17 @@ struct Play: ParsableCommand {
             try GStreamer.initialize()
             let settings = try resolve()
             let eventLog = try EventLog(path: events, console: console)
+            var followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
+            let metricsServer = try metrics.map { address throws(PlayerError) in try MetricsServer(address: address) }
+            defer { metricsServer?.stop() }
+            if let metricsServer {
+                let exporter = MetricsExporter(events: eventLog)
+                metricsServer.start { exporter.exposition() }
+                followers.append(exporter)
+                eventLog.emit("metrics-listening", [("address", .string(metricsServer.address)), ("port", .number(Double(metricsServer.port))),
+                                                    ("path", .string("/metrics"))])
+            }
             console.out(Play.destination(settings.output))
-            let followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
             let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger, followers: followers)
             current.withLock { $0 = run }
             let outcome: PlayerRun.Outcome
