@@ -107,7 +107,7 @@ struct Play: ParsableCommand {
         do {
             try GStreamer.initialize()
             let settings = try resolve()
-            let eventLog = try EventLog(path: events, console: console)
+            let eventLog = try EventLog(path: events, console: console, journal: JournalEventSink(console: console))
             var followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
             let metricsServer = try metrics.map { address throws(PlayerError) in try MetricsServer(address: address) }
             defer { metricsServer?.stop() }

@@ -91,4 +91,55 @@ struct CitizenTests {
         #expect(during.count >= 4, "STATUS should go on while wedged (the player is alive, its output is not): \(during)")
         #expect(during.contains { $0.contains("has not advanced") }, "STATUS should say the output is stuck: \(during)")
     }
+
+    @Test("Under systemd (JOURNAL_STREAM), events and alarms go to the journal with MESSAGE_ID, CLASSROOM_EVENT, PRIORITY, ALARM_NUMBER, ALARM_OWNER, not to standard error",
+          .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare"), "needs root for a mount namespace with the test's own journal socket"))
+    func journalFields() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 5, volume: 0)
+        // The journal's socket is /run/systemd/journal/socket: a private mount puts the test's there.
+        let run = folder.appendingPathComponent("run-systemd")
+        try FileManager.default.createDirectory(at: run.appendingPathComponent("journal"), withIntermediateDirectories: true)
+        let journal = try NotifyListener(at: run.appendingPathComponent("journal/socket").path)
+        defer { journal.stop() }
+        let rtpPort = try Fixtures.freeUDPPort()
+        let stderrFile = folder.appendingPathComponent("stderr.txt")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+        // JOURNAL_STREAM names standard error's device and inode, as systemd sets it for a unit.
+        process.arguments = ["-m", "sh", "-c", "mount --bind \"$1\" /run/systemd && JOURNAL_STREAM=$(stat -L -c %d:%i /proc/$$/fd/2) exec \"$2\" play \"$3\" "
+                             + "--live teacher=rtp://127.0.0.1:\(rtpPort) --output null --no-stdin", "sh", run.path, PlayerProcess.executable.path, lesson.path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: stderrFile)
+        try process.run()
+        #expect(await waitUntil(timeout: .seconds(15)) { journal.messages.contains { $0.contains("CLASSROOM_EVENT=started") } }, "no started entry reached the journal: \(journal.messages)")
+        try Fixtures.gstLaunch("audiotestsrc is-live=true num-buffers=50 samplesperbuffer=960 wave=sine freq=1000 volume=0.2 "
+                               + "! audio/x-raw,rate=48000,channels=1 ! opusenc ! rtpopuspay pt=96 ! udpsink host=127.0.0.1 port=\(rtpPort)")
+        #expect(await waitUntil(timeout: .seconds(20)) { !process.isRunning }, "the player did not end")
+        process.waitUntilExit()
+        let stderr = (try? String(contentsOf: stderrFile, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 0, "exit \(process.terminationStatus); stderr: \(stderr)")
+
+        let entries = journal.messages.map { datagram in
+            Dictionary(datagram.split(separator: "\n").compactMap { line -> (String, String)? in
+                guard let equals = line.firstIndex(of: "=") else { return nil }
+                return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+            }, uniquingKeysWith: { first, _ in first })
+        }
+        let alarm = entries.first { $0["CLASSROOM_EVENT"] == "alarm" && $0["ALARM_NUMBER"] == "1025" }
+        print("FIGURE journal: \(entries.count) entries; the 1025: \(alarm.map { $0.filter { $0.key != "MESSAGE" } } ?? [:])")
+        #expect(alarm?["ALARM_OWNER"] == "rtc-teacher" && alarm?["ALARM_CODE"] == "rtcAudioInterrupted" && alarm?["PRIORITY"] == "4",
+                "the 1025 should be a warning with its code and owner: \(alarm ?? [:]); entries: \(entries.map { $0["CLASSROOM_EVENT"] ?? "?" })")
+        // Fixed per alarm code in every run and release, so journalctl MESSAGE_ID=… finds them all.
+        #expect(alarm?["MESSAGE_ID"] == "a33d92b28e1292f9ab1150369a20532c", "MESSAGE_ID of alarm 1025 changed: \(alarm?["MESSAGE_ID"] ?? "none")")
+        #expect(alarm?["MESSAGE"]?.hasPrefix("{") == true && alarm?["MESSAGE"]?.contains("\"number\":1025") == true, "MESSAGE should be the event's JSON line")
+        let started = entries.first { $0["CLASSROOM_EVENT"] == "started" }
+        #expect(started?["PRIORITY"] == "5" && started?["MESSAGE_ID"] != alarm?["MESSAGE_ID"], "started: \(started ?? [:])")
+        #expect(entries.contains { $0["CLASSROOM_EVENT"] == "stopped" })
+        #expect(!stderr.contains("\"event\":"), "events should go to the journal, not standard error: \(stderr)")
+    }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// The service manager's side of `NOTIFY_SOCKET`: a Unix datagram socket the test binds, on
-/// which it records every notification the player sends, with when it came.
+/// The service manager's side of `NOTIFY_SOCKET` (or journald's side of its native socket): a
+/// Unix datagram socket the test binds, on which it records every datagram the player sends,
+/// with when it came.
 final class NotifyListener: Sendable {
     /// The socket's path: give it to the player as NOTIFY_SOCKET.
     let path: String
@@ -11,8 +12,13 @@ final class NotifyListener: Sendable {
     private let stopped = Atomic<Bool>(false)
 
     /// Binds `directory`/notify.sock and starts receiving on a thread of its own.
-    init(in directory: URL) throws {
-        path = directory.appendingPathComponent("notify.sock").path
+    convenience init(in directory: URL) throws {
+        try self.init(at: directory.appendingPathComponent("notify.sock").path)
+    }
+
+    /// Binds `path` and starts receiving on a thread of its own.
+    init(at path: String) throws {
+        self.path = path
         descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
