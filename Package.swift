@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
         .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
         .library(name: "Systemd", targets: ["Systemd"]),
+        .library(name: "DBus", targets: ["DBus"]),
         .executable(name: "classroom-player", targets: ["classroom-player"]),
         .executable(name: "classroom-bench", targets: ["classroom-bench"]),
     ],
@@ -39,6 +40,18 @@ let package = Package(
         .target(
             name: "Systemd",
             dependencies: ["CSystemd"]
+        ),
+        // GIO's D-Bus API (GDBus), which GStreamer's GLib already brings: for MPRIS on the session bus.
+        .systemLibrary(
+            name: "CGIO",
+            path: "CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // Safe Swift bindings over GDBus: an object exported on a bus; the only target that imports CGIO.
+        .target(
+            name: "DBus",
+            dependencies: ["CGIO"]
         ),
         // Safe Swift bindings: the only target that imports CGStreamer.
         .target(
@@ -72,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "classroom-player",
             dependencies: [
-                "GStreamer", "ClassroomAudio", "ClassroomEngine", "Systemd",
+                "GStreamer", "ClassroomAudio", "ClassroomEngine", "Systemd", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -69,6 +69,11 @@ struct Play: ParsableCommand {
         valueName: "host:port"))
     var metrics: String?
 
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Be an MPRIS media player on the session bus (org.mpris.MediaPlayer2.classroom_player): playerctl and desktop controls pause, seek and read it.",
+        discussion: "Default: on when a session bus exists (DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus)."))
+    var mpris: Bool?
+
     @Flag(name: .long, help: "Do not read control lines from standard input (for background jobs).")
     var noStdin = false
 
@@ -118,6 +123,21 @@ struct Play: ParsableCommand {
                 eventLog.emit("metrics-listening", [("address", .string(metricsServer.address)), ("port", .number(Double(metricsServer.port))),
                                                     ("path", .string("/metrics"))])
             }
+            var mprisService: MPRISService?
+            if mpris ?? MPRISService.sessionBusExists {
+                let service = MPRISService(events: eventLog, logger: logger)
+                do {
+                    try service.connect()
+                    followers.append(service)
+                    mprisService = service
+                    eventLog.emit("mpris-exported", [("name", .maybe(service.busName)), ("path", .string(MPRISService.objectPath))])
+                } catch {
+                    // Asked for by name, it must work; on by default, a missing bus only means no MPRIS.
+                    if mpris == true { throw PlayerError.cannotUse(role: "MPRIS", what: "the session bus", reason: error.description) }
+                    logger.notice("MPRIS is off: \(error.description)")
+                }
+            }
+            defer { mprisService?.runStopping() }
             console.out(Play.destination(settings.output))
             let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger, followers: followers)
             current.withLock { $0 = run }

@@ -35,9 +35,9 @@ final class PlayerProcess: @unchecked Sendable {
     }
 
     /// Runs to the end (at most `timeout`) and returns the exit status, stdout and stderr.
-    static func run(_ arguments: [String], in directory: URL, timeout: Duration = .seconds(60), input: String? = nil) async throws
+    static func run(_ arguments: [String], in directory: URL, timeout: Duration = .seconds(60), input: String? = nil, environment: [String: String] = [:]) async throws
         -> (status: Int32, stdout: String, stderr: String) {
-        let player = try PlayerProcess(arguments, in: directory)
+        let player = try PlayerProcess(arguments, in: directory, environment: environment)
         if let input { player.stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try player.stdin.fileHandleForWriting.close()
         let status = try await player.exitStatus(within: timeout)
