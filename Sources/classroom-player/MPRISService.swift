@@ -235,7 +235,8 @@ final class MPRISService: RunFollower, DBusObjectHandler {
             if let duration, target > duration { return }
             _ = try perform(.seek(position: target))
         case "OpenUri":
-            throw CommandError(.unavailable, "loading another lesson is not supported yet; restart the service with LESSON set")
+            guard case .string(let uri)? = arguments.first else { throw CommandError(.badValue, "OpenUri takes a URI (s)") }
+            _ = try perform(.load(lesson: uri))
         case "Next", "Previous", "Raise":
             return   // CanGoNext, CanGoPrevious and CanRaise are false: no effect, as MPRIS says
         case "Quit":

@@ -44,6 +44,7 @@ final class PlayerRun: Sendable {
 
     private struct State {
         var lesson: LessonPlayer?
+        var lessonURI: String
         var lessonState = LessonState.loading
         var coursewareLease: LeaseToken?
         var ducks: [String: DuckToken] = [:]
@@ -70,7 +71,7 @@ final class PlayerRun: Sendable {
     private let peers: PeerRoster
     private let followers: [any RunFollower]
     private let meter = LevelMeter()
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let commands = DispatchQueue(label: "classroom-player.commands")
     private let ended = DispatchSemaphore(value: 0)
 
@@ -78,6 +79,7 @@ final class PlayerRun: Sendable {
     init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger, followers: [any RunFollower] = []) throws(PlayerError) {
         self.settings = settings
         self.followers = followers
+        state = Mutex(State(lessonURI: settings.lessonURI))
         self.console = console
         self.events = events
         self.logger = logger
@@ -158,7 +160,7 @@ final class PlayerRun: Sendable {
         } catch {
             throw .lessonFailed(error.description)
         }
-        let lessonToken = lesson.observe { [weak self] event in self?.handle(event) }
+        let lessonToken = lesson.observe { [weak self, weak lesson] event in self?.handle(event, from: lesson) }
         state.withLock { $0.lesson = lesson; $0.tokens.append(lessonToken) }
         do {
             try lesson.play()
@@ -265,8 +267,10 @@ final class PlayerRun: Sendable {
 
     // MARK: Lesson and engine events
 
-    private func handle(_ event: LessonPlayer.Event) {
+    private func handle(_ event: LessonPlayer.Event, from lesson: LessonPlayer?) {
         commands.async { [self] in
+            // A lesson replaced by `load` is stopped; what it still says is not about the lesson now.
+            guard let lesson, state.withLock({ $0.lesson === lesson }) else { return }
             switch event {
             case .ended:
                 state.withLock { $0.lessonState = .ended }
@@ -413,6 +417,34 @@ final class PlayerRun: Sendable {
             state.withLock { if $0.lessonState == .ended { $0.lessonState = lesson.isPlaying ? .playing : .paused } }
             events.emit("lesson-seeked", [("position", .number(position)), ("by", .string(origin))])
             return [("position", .maybe(lesson.position?.seconds))]
+        case .load(let argument):
+            let uri: String
+            do {
+                // A file:// URI is checked like a path: a typo must not stop the lesson playing now.
+                let local = argument.hasPrefix("file://") ? URL(string: argument)?.path ?? argument : argument
+                uri = try MediaLocation.uri(for: local, role: "lesson")
+            } catch {
+                throw CommandError(.badValue, error.description + " The lesson playing now goes on.")
+            }
+            let lesson: LessonPlayer
+            do {
+                lesson = try controller.loadLesson(uri: uri, video: settings.video)   // stops the previous one
+            } catch {
+                throw CommandError(.failed, "\(error.description) The lesson playing now goes on.")
+            }
+            do {
+                try lesson.play()
+            } catch {
+                // The previous lesson is gone: the run ends as a lesson that fails while playing does.
+                state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .failed }
+                events.emit("lesson-failed", [("message", .string(error.description))])
+                finish(.lessonFailed(error.description))
+                throw CommandError(.failed, "\(error.description) The player stops (exit 2).")
+            }
+            let lessonToken = lesson.observe { [weak self, weak lesson] event in self?.handle(event, from: lesson) }
+            state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.tokens.append(lessonToken) }
+            events.emit("lesson-loaded", [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds)), ("by", .string(origin))])
+            return [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds))]
         case .route(let override):
             try refusedBySession { () throws(AudioSessionError) in try session.overrideOutputPort(override) }
             return [("override", .string(override.rawValue)), ("route", session.currentRoute.json)]
@@ -482,13 +514,13 @@ final class PlayerRun: Sendable {
     // MARK: Status and progress
 
     private func status() -> [(String, JSON)] {
-        let (lesson, lessonState, ducks) = state.withLock { ($0.lesson, $0.lessonState, $0.ducks) }
+        let (lesson, lessonState, ducks, lessonURI) = state.withLock { ($0.lesson, $0.lessonState, $0.ducks, $0.lessonURI) }
         let resolved = controller.session.resolvedState
         let sessionState = controller.session.state
         let uplink = controller.engine.uplink
         var fields: [(String, JSON)] = [("t", .number(events.elapsed))]
         fields.append(("lesson", .object([("state", .string(lessonState.rawValue)), ("position", .maybe(lesson?.position?.seconds)),
-                                          ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(settings.lessonURI))])))
+                                          ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(lessonURI))])))
         fields.append(("peers", peers.status))
         if let sender = self.uplink {
             fields.append(("uplink", .object([("destinations", .array(sender.destinations.map { .string($0.description) })),

@@ -63,6 +63,40 @@ struct CitizenMPRISTests {
         #expect(low > 0.5 && low < 3.5, "the seek should cut the 440 Hz part short (about 1.5 s played); heard \(low) s")
     }
 
+    @Test("OpenUri (playerctl open) plays the next lesson without the player exiting; a missing file is refused and the lesson playing goes on")
+    func openUriLoadsTheNextLesson() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bus = try PrivateSessionBus(in: folder)
+        defer { bus.stop() }
+        let first = folder.appendingPathComponent("first.wav"), next = folder.appendingPathComponent("next.wav")
+        try Self.sox(["-n", "-r", "48000", "-c", "2", "-b", "16", first.path, "synth", "6", "sine", "440", "vol", "0.3"])
+        try Self.sox(["-n", "-r", "48000", "-c", "2", "-b", "16", next.path, "synth", "4", "sine", "1000", "vol", "0.3"])
+        let wav = folder.appendingPathComponent("mix.wav")
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", first.path, "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder,
+                                       environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(await waitUntil(timeout: .seconds(15)) { (try? bus.playerctl(["status"]).output) == "Playing" }, "stderr: \(player.stderr)")
+        try await Task.sleep(for: .seconds(1))   // a second of the first lesson
+
+        let missing = try bus.playerctl(["open", "file://\(folder.path)/missing.webm"])
+        #expect(missing.status != 0 && missing.output.contains("no such file") && missing.output.contains("goes on"), "playerctl open of a missing file: \(missing)")
+        #expect(try bus.playerctl(["status"]).output == "Playing")
+        #expect(try bus.playerctl(["open", next.absoluteString]).status == 0)
+        #expect(await waitUntil(timeout: .seconds(5)) { (try? bus.playerctl(["metadata", "xesam:title"]).output) == "next.wav" })
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+        let loaded = Fixtures.events(events, named: "lesson-loaded")
+        #expect(loaded.count == 1 && loaded.first?["by"] as? String == "mpris" && (loaded.first?["lesson"] as? String)?.hasSuffix("next.wav") == true, "\(loaded)")
+
+        let audio = try WAVFile(wav)
+        let windows = stride(from: 0.0, to: audio.seconds - 0.05, by: 0.05).filter { audio.rms(from: $0, to: $0 + 0.05) > -30 }
+        let low = Double(windows.filter { Self.power(audio, at: 440, from: $0) > Self.power(audio, at: 1000, from: $0) }.count) * 0.05
+        let high = Double(windows.count) * 0.05 - low
+        print("FIGURE OpenUri: first lesson heard \(low) s (cut short), the next one \(high) s (of 4)")
+        #expect(abs(high - 4) < 0.4, "the next lesson should play whole: heard \(high) s of 4")
+        #expect(low > 0.8 && low < 4, "the first lesson should stop when the next is loaded: heard \(low) s of 6")
+    }
+
     @Test("--mpris without a session bus is refused with what to do; --no-mpris exports nothing even with one")
     func explicitChoice() async throws {
         let folder = try Fixtures.folder()
