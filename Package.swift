@@ -96,6 +96,15 @@ let package = Package(
             dependencies: ["GStreamer"]
         ),
         .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd"]
+        ),
+        // Exports objects on a private dbus-daemon and calls them with gdbus.
+        .testTarget(
+            name: "DBusTests",
+            dependencies: ["DBus"]
+        ),
+        .testTarget(
             name: "ClassroomEngineTests",
             dependencies: ["ClassroomEngine", "ClassroomMeasurement", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),

@@ -1,15 +1,13 @@
 import CGIO
 import Foundation
+import Synchronization
 
 /// One object exported on the session bus under a well-known name, with the interfaces of its
 /// introspection XML answered by a `DBusObjectHandler`.
 ///
 /// It has a private connection (closing it releases the name) and a GLib main loop on a thread
 /// of its own, where method calls and property reads are dispatched.
-public final class DBusObjectServer: @unchecked Sendable {
-    // @unchecked: GDBus connections are thread-safe; the context and loop are only run by the
-    // server's thread and only quit from others, which GLib allows.
-
+public final class DBusObjectServer {
     /// The bus name owned (the first of the names asked for that was free).
     public let busName: String
     /// The object's path.
@@ -20,8 +18,7 @@ public final class DBusObjectServer: @unchecked Sendable {
     private let node: UnsafeMutablePointer<GDBusNodeInfo>
     private let registrations: [guint]
     private let loopEnded = DispatchSemaphore(value: 0)
-    private let stopped = NSLock()
-    private var isStopped = false
+    private let stopped = Atomic<Bool>(false)
 
     /// The loop and its context, handed to the thread that runs them.
     private struct RunningLoop: @unchecked Sendable {
@@ -129,8 +126,7 @@ public final class DBusObjectServer: @unchecked Sendable {
 
     /// Unexports the object, releases the name (the connection closes) and ends the thread.
     public func stop() {
-        let first = stopped.withLock { () -> Bool in defer { isStopped = true }; return !isStopped }
-        guard first else { return }
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         for id in registrations { g_dbus_connection_unregister_object(connection, id) }
         g_dbus_connection_close_sync(connection, nil, nil)
         g_main_loop_quit(loop)
@@ -215,3 +211,7 @@ public final class DBusObjectServer: @unchecked Sendable {
         return vtable
     }
 }
+
+// GDBus connections are thread-safe; the main loop runs on the server's thread only and is
+// only quit from others, which GLib allows.
+extension DBusObjectServer: @unchecked Sendable {}

@@ -28,6 +28,7 @@ public indirect enum DBusValue: Sendable, Equatable {
     /// A value of a type these bindings do not convert, with its D-Bus signature.
     case unsupported(signature: String)
 
+    /// Same type and same value (dictionaries in the same order).
     public static func == (lhs: DBusValue, rhs: DBusValue) -> Bool {
         switch (lhs, rhs) {
         case let (.boolean(a), .boolean(b)): return a == b
