@@ -23,6 +23,7 @@ packages=(
   systemd                             # systemd-analyze verify on the unit, in the tests
   playerctl                           # drives the player over MPRIS in the tests, as a desktop would
   dbus-daemon                         # a private session bus for those tests
+  dbus-bin                            # dbus-monitor: the tests watch the Seeked signal with it
   libglib2.0-bin                      # gdbus: the D-Bus bindings' tests call the exported object with it
   prometheus                          # promtool check metrics, and a real scraper in the tests
 )

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("classroom-player as a Linux citizen: MPRIS on the session bus, driven by playerctl", .serialized)
 struct CitizenMPRISTests {
-    @Test("playerctl reads status and metadata, pauses, plays and seeks the lesson; PropertiesChanged follows; the WAV has the pause and the jump")
+    @Test("playerctl reads status and metadata, pauses, plays and seeks the lesson; PropertiesChanged and Seeked follow; the WAV has the pause and the jump")
     func playerctlDrivesTheLesson() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -23,6 +23,9 @@ struct CitizenMPRISTests {
         #expect(Fixtures.events(events, named: "mpris-exported").first?["name"] as? String == "org.mpris.MediaPlayer2.classroom_player")
         let follow = try bus.start(["--follow", "status"], output: folder.appendingPathComponent("follow.txt"))
         defer { kill(follow.processIdentifier, SIGKILL); follow.waitUntilExit() }   // SIGKILL: see PrivateSessionBus.stop()
+        let seekedLog = folder.appendingPathComponent("seeked.txt")
+        let monitor = try bus.monitor("type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'", output: seekedLog)
+        defer { kill(monitor.processIdentifier, SIGKILL); monitor.waitUntilExit() }
 
         let metadata = try bus.playerctl(["metadata"]).output
         #expect(metadata.contains("xesam:title") && metadata.contains("two-tones.wav"), "metadata: \(metadata)")
@@ -37,6 +40,8 @@ struct CitizenMPRISTests {
         #expect(await waitUntil(timeout: .seconds(5)) { (try? bus.playerctl(["status"]).output) == "Playing" })
         #expect(try bus.playerctl(["position", "8"]).status == 0)
         #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(events, named: "lesson-seeked").isEmpty }, "the seek did not reach the player")
+        #expect(await waitUntil(timeout: .seconds(5)) { ((try? String(contentsOf: seekedLog, encoding: .utf8)) ?? "").contains("int64 8000000") },
+                "no Seeked(8000000) signal on the bus: \((try? String(contentsOf: seekedLog, encoding: .utf8)) ?? "")")
         let position = Double(try bus.playerctl(["position"]).output) ?? -1
         #expect(position >= 8 && position < 9, "playerctl position after 'position 8': \(position)")
         #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")

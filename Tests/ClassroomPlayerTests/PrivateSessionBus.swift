@@ -54,6 +54,19 @@ final class PrivateSessionBus: Sendable {
         return process
     }
 
+    /// Starts `dbus-monitor` on this bus for `rule` (e.g. "type='signal',member='Seeked'"), its output going to `output`.
+    func monitor(_ rule: String, output: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
+        process.arguments = ["--address", address, rule]
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// Stops the daemon. SIGKILL: a child started from a Dispatch worker thread inherits its
     /// blocked signals, and dbus-daemon started so never sees SIGTERM.
     func stop() {
