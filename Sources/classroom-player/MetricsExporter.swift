@@ -75,14 +75,19 @@ final class MetricsExporter: RunFollower {
         registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: name, unitName: unit, helpText: help), labels: labels)
     }
 
-    /// Sets a gauge when the value is known and removes it when it is not (no made-up zero).
-    private func set(_ name: String, unit: String = "", _ help: String, _ value: JSON?, labels: [(String, String)] = []) {
+    /// Sets a gauge when the value is known and removes it when it is not (no made-up zero);
+    /// returns it while it is exported.
+    @discardableResult
+    private func set(_ name: String, unit: String = "", _ help: String, _ value: JSON?, labels: [(String, String)] = []) -> Gauge? {
         let metric = gauge(name, unit: unit, help, labels: labels)
         switch value {
         case .number(let number)?: metric.set(to: number)
         case .bool(let flag)?: metric.set(to: flag ? 1.0 : 0.0)
-        default: registry.unregisterGauge(metric)
+        default:
+            registry.unregisterGauge(metric)
+            return nil
         }
+        return metric
     }
 
     /// The exposition, with the gauges refreshed from the run's `status` answer.
@@ -130,10 +135,8 @@ final class MetricsExporter: RunFollower {
         for peer in list {
             guard case .string(let id)? = peer["id"] else { continue }
             let labels = [("peer", id)]
-            set("peer_receiving", "1 while packets or samples arrive from the peer.", peer["receiving"], labels: labels)
-            set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels)
-            seen[id] = [gauge("peer_receiving", "1 while packets or samples arrive from the peer.", labels: labels),
-                        gauge("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", labels: labels)]
+            seen[id] = [set("peer_receiving", "1 while packets or samples arrive from the peer.", peer["receiving"], labels: labels),
+                        set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels)].compactMap { $0 }
             if case .number(let dropped)? = peer["dropped"] {
                 let counter = registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: "peer_dropped_pushes", unitName: "total",
                                                                                     helpText: "Pushes of a peer's audio the mix dropped (it fell behind)."), labels: labels)

@@ -36,6 +36,9 @@ struct CitizenMetricsTests {
         #expect(exposition.contains("classroom_alarms_total{code=\"1025\"} 1"), "the exposition should count the 1025:\n\(exposition)")
         #expect(exposition.contains("classroom_peer_receiving{peer=\"teacher\"} 0"), "the teacher should be listed as not receiving:\n\(exposition)")
         #expect(exposition.contains("classroom_output_level_dbfs "), "the output level should be exported:\n\(exposition)")
+        // The microphone is off: its level is unknown and left out, not a made-up 0.
+        #expect(!exposition.contains("classroom_microphone_level_dbfs "), "an unknown level should be absent:\n\(exposition)")
+        #expect(exposition.contains("classroom_microphone_connected 0"))
         let lint = try Self.run("/usr/bin/promtool", ["check", "metrics"], input: exposition)
         #expect(lint.status == 0, "promtool check metrics refused the exposition (exit \(lint.status)): \(lint.output)")
 
