@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
         .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
+        .library(name: "Systemd", targets: ["Systemd"]),
+        .library(name: "DBus", targets: ["DBus"]),
         .executable(name: "classroom-player", targets: ["classroom-player"]),
         .executable(name: "classroom-bench", targets: ["classroom-bench"]),
     ],
@@ -14,6 +16,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        // Prometheus' text exposition for --metrics; it brings swift-metrics (CoreMetrics) and swift-atomics.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // The GStreamer C API. All its headers live under gstreamer-1.0's include dir, so the
@@ -24,6 +28,30 @@ let package = Package(
             path: "CGStreamer",
             pkgConfig: "gstreamer-app-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        // libsystemd: service notifications (sd_notify, the watchdog) and the journal's native protocol.
+        .systemLibrary(
+            name: "CSystemd",
+            path: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        // Safe Swift bindings over libsystemd: the only target that imports CSystemd.
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd"]
+        ),
+        // GIO's D-Bus API (GDBus), which GStreamer's GLib already brings: for MPRIS on the session bus.
+        .systemLibrary(
+            name: "CGIO",
+            path: "CGIO",
+            pkgConfig: "gio-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // Safe Swift bindings over GDBus: an object exported on a bus; the only target that imports CGIO.
+        .target(
+            name: "DBus",
+            dependencies: ["CGIO"]
         ),
         // Safe Swift bindings: the only target that imports CGStreamer.
         .target(
@@ -57,14 +85,24 @@ let package = Package(
         .executableTarget(
             name: "classroom-player",
             dependencies: [
-                "GStreamer", "ClassroomAudio", "ClassroomEngine",
+                "GStreamer", "ClassroomAudio", "ClassroomEngine", "Systemd", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(
             name: "GStreamerTests",
             dependencies: ["GStreamer"]
+        ),
+        .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd"]
+        ),
+        // Exports objects on a private dbus-daemon and calls them with gdbus.
+        .testTarget(
+            name: "DBusTests",
+            dependencies: ["DBus"]
         ),
         .testTarget(
             name: "ClassroomEngineTests",

@@ -25,6 +25,13 @@ packages=(
   wireplumber                         # its session manager (default sink, routing)
   dbus                                # dbus-run-session: PipeWire's private D-Bus session
   libcurl4                            # FoundationNetworking's HTTP (Janus's API)
+  libsystemd-dev                      # CSystemd: sd_notify (readiness, status, watchdog) and the journal's native protocol
+  systemd                             # systemd-analyze verify on the unit, in the tests
+  playerctl                           # drives the player over MPRIS in the tests, as a desktop would
+  dbus-daemon                         # a private session bus for those tests
+  dbus-bin                            # dbus-monitor: the tests watch the Seeked signal with it
+  libglib2.0-bin                      # gdbus: the D-Bus bindings' tests call the exported object with it
+  prometheus                          # promtool check metrics, and a real scraper in the tests
 )
 
 missing=()

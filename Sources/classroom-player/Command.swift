@@ -8,6 +8,8 @@ enum Command: Sendable, Equatable {
     case pause
     case resume
     case seek(position: Double)
+    /// Replace the lesson with another (a path or a URI), played from its start.
+    case load(lesson: String)
     case route(override: PortOverride)
     case lease(owner: String, need: AudioRequirement)
     case release(owner: String)
@@ -30,6 +32,7 @@ enum Command: Sendable, Equatable {
         case .pause: return "pause"
         case .resume: return "resume"
         case .seek: return "seek"
+        case .load: return "load"
         case .route: return "route"
         case .lease: return "lease"
         case .release: return "release"
@@ -69,6 +72,8 @@ enum Command: Sendable, Equatable {
         Verb(name: "pause", fields: [], summary: "pause the lesson (RTC and the microphone keep running)", timeline: true),
         Verb(name: "resume", fields: [], summary: "resume the lesson", timeline: true),
         Verb(name: "seek", fields: [Field(name: "position", type: "SECONDS", required: true)], summary: "seek the lesson", timeline: true),
+        Verb(name: "load", fields: [Field(name: "lesson", type: "PATH|URI", required: true)],
+             summary: "replace the lesson with another, played from its start (the run then ends when that one ends)", timeline: true),
         Verb(name: "route", fields: [Field(name: "override", type: "\"speaker\"|\"none\"", required: true)],
              summary: "force the built-in speaker until the next route change, or remove the override", timeline: true),
         Verb(name: "lease", fields: [Field(name: "owner", type: "NAME", required: true),
@@ -177,6 +182,10 @@ enum Command: Sendable, Equatable {
             }
             if let feed = add, feed.isEmpty { throw CommandError(.badValue, "\"add\" of \"peer\" names a feed, e.g. rtp://0.0.0.0:5006") }
             return .peer(add: add, id: id, remove: remove)
+        case "load":
+            let lesson = try fields.string("lesson")
+            guard !lesson.isEmpty else { throw CommandError(.badValue, "\"lesson\" of \"load\" is a path or a URI, e.g. /srv/lessons/next.webm") }
+            return .load(lesson: lesson)
         case "stop": return .stop
         default: return .status
         }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Where events and alarms go: JSON lines in `--events PATH`, or on standard error.
+/// Where events and alarms go: JSON lines in `--events PATH`, or on standard error — or, when
+/// standard error is the journal (under systemd), journal entries with structured fields.
 ///
 /// Every line is one object whose first fields are `"t"` (seconds since play started; 0 for
 /// set-up events before it) and `"event"`. Lines are written whole, in order, as they happen.
@@ -12,16 +13,20 @@ final class EventLog: Sendable {
         var count = 0
         var alarms = 0
         var failedWrite = false
+        var followers: [@Sendable (String, [(String, JSON)]) -> Void] = []
     }
 
     private let console: Console
+    private let journal: JournalEventSink?
     private let state: Mutex<State>
     /// The file, when events do not go to standard error.
     let path: String?
 
-    /// Opens (creating or truncating) `path`, or uses standard error when it is nil.
-    init(path: String?, console: Console) throws(PlayerError) {
+    /// Opens (creating or truncating) `path`, or uses standard error when it is nil (the journal,
+    /// through `journal`, when standard error is the journal).
+    init(path: String?, console: Console, journal: JournalEventSink? = nil) throws(PlayerError) {
         self.console = console
+        self.journal = path == nil ? journal : nil
         self.path = path
         var file: FileHandle?
         if let path {
@@ -57,18 +62,26 @@ final class EventLog: Sendable {
     /// Alarms raised so far.
     var alarmCount: Int { state.withLock { $0.alarms } }
 
+    /// Also hands every event, as it is written, to `follower` (metrics count alarms this way).
+    func follow(_ follower: @escaping @Sendable (_ name: String, _ fields: [(String, JSON)]) -> Void) {
+        state.withLock { $0.followers.append(follower) }
+    }
+
     /// Writes one event: `name` and its fields.
     func emit(_ name: String, _ fields: [(String, JSON)] = []) {
         let t = elapsed
         let line = JSON.object([("t", .number(t)), ("event", .string(name))] + fields).serialized
-        let file = state.withLock { state -> FileHandle? in
+        let (file, followers) = state.withLock { state -> (FileHandle?, [@Sendable (String, [(String, JSON)]) -> Void]) in
             state.count += 1
             if name == "alarm" { state.alarms += 1 }
-            return state.file
+            return (state.file, state.followers)
         }
+        for follower in followers { follower(name, fields) }
         guard let file else {
             // Standard error, unless the events file has been closed at the end.
-            if path == nil { console.err(line) }
+            if path == nil {
+                if let journal { journal.write(name, fields, line: line) } else { console.err(line) }
+            }
             return
         }
         state.withLock { state in

@@ -77,6 +77,17 @@ struct Play: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write events and alarms as JSON lines to this file instead of standard error.", valueName: "path"))
     var events: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve Prometheus metrics at http://HOST:PORT/metrics (alarms by code, levels, peers, profile, route, interruptions, restarts, uptime).",
+        discussion: "Port 0 picks a free port; the 'metrics-listening' event says which.",
+        valueName: "host:port"))
+    var metrics: String?
+
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Be an MPRIS media player on the session bus (org.mpris.MediaPlayer2.classroom_player): playerctl and desktop controls pause, seek and read it.",
+        discussion: "Default: on when a session bus exists (DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus)."))
+    var mpris: Bool?
+
     @Flag(name: .long, help: "Do not read control lines from standard input (for background jobs).")
     var noStdin = false
 
@@ -94,6 +105,9 @@ struct Play: ParsableCommand {
         if let interval = snapshotInterval {
             guard case .snapshots = video else { throw ValidationError("--snapshot-interval needs --video snapshots:DIR") }
             guard interval.isFinite, interval >= 0.1 else { throw ValidationError("--snapshot-interval is at least 0.1 seconds, not \(interval)") }
+        }
+        if let metrics, metrics.lastIndex(of: ":").flatMap({ UInt16(metrics[metrics.index(after: $0)...]) }) == nil {
+            throw ValidationError("--metrics takes HOST:PORT, e.g. 127.0.0.1:9464 (port 0 picks a free one), not '\(metrics)'")
         }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level is one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), not '\(logLevel)'")
@@ -123,9 +137,34 @@ struct Play: ParsableCommand {
         do {
             try GStreamer.initialize()
             let settings = try resolve(files: files)
-            let eventLog = try EventLog(path: events, console: console)
+            let eventLog = try EventLog(path: events, console: console, journal: JournalEventSink(console: console))
+            var followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
+            let metricsServer = try metrics.map { address throws(PlayerError) in try MetricsServer(address: address) }
+            defer { metricsServer?.stop() }
+            if let metricsServer {
+                let exporter = MetricsExporter(events: eventLog)
+                metricsServer.start { exporter.exposition() }
+                followers.append(exporter)
+                eventLog.emit("metrics-listening", [("address", .string(metricsServer.address)), ("port", .number(Double(metricsServer.port))),
+                                                    ("path", .string("/metrics"))])
+            }
+            var mprisService: MPRISService?
+            if mpris ?? MPRISService.sessionBusExists {
+                let service = MPRISService(events: eventLog, logger: logger)
+                do {
+                    try service.connect()
+                    followers.append(service)
+                    mprisService = service
+                    eventLog.emit("mpris-exported", [("name", .maybe(service.busName)), ("path", .string(MPRISService.objectPath))])
+                } catch {
+                    // Asked for by name, it must work; on by default, a missing bus only means no MPRIS.
+                    if mpris == true { throw PlayerError.cannotUse(role: "MPRIS", what: "the session bus", reason: error.description) }
+                    logger.notice("MPRIS is off: \(error.description)")
+                }
+            }
+            defer { mprisService?.runStopping() }
             console.out(Play.destination(settings.displayedOutput))
-            let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger)
+            let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger, followers: followers)
             if let pending = current.withLock({ state -> Int32? in state.run = run; return state.pending }) { run.finish(.signal(pending)) }
             let outcome: PlayerRun.Outcome
             do {

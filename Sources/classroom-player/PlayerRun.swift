@@ -44,6 +44,7 @@ final class PlayerRun: Sendable {
 
     private struct State {
         var lesson: LessonPlayer?
+        var lessonURI: String
         var lessonState = LessonState.loading
         /// Why the lesson could not play or broke, when it did (the final exit status says so).
         var lessonFailure: String?
@@ -71,16 +72,19 @@ final class PlayerRun: Sendable {
     private let uplink: UplinkSender?
     private let peers: PeerRoster
     private let room: RoomPresence?
+    private let followers: [any RunFollower]
     private let meter = LevelMeter()
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let commands = DispatchQueue(label: "classroom-player.commands")
     private let ended = DispatchSemaphore(value: 0)
     /// How much earlier than its declared duration a lesson may end and still have played to its end.
     static let truncationTolerance = 0.5
 
     /// Builds the controller; nothing plays yet.
-    init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger) throws(PlayerError) {
+    init(settings: PlaySettings, console: Console, events: EventLog, logger: Logger, followers: [any RunFollower] = []) throws(PlayerError) {
         self.settings = settings
+        self.followers = followers
+        state = Mutex(State(lessonURI: settings.lessonURI))
         self.console = console
         self.events = events
         self.logger = logger
@@ -176,7 +180,7 @@ final class PlayerRun: Sendable {
         var lesson: LessonPlayer?
         do {
             let loaded = try controller.loadLesson(uri: settings.lessonURI, video: settings.video, audioTrack: settings.audioTrack)
-            let lessonToken = loaded.observe { [weak self] event in self?.handle(event) }
+            let lessonToken = loaded.observe { [weak self, weak loaded] event in self?.handle(event, from: loaded) }
             state.withLock { $0.lesson = loaded; $0.tokens.append(lessonToken) }
             try loaded.play()
             if let rate = settings.rate { try loaded.setRate(rate) }
@@ -210,6 +214,7 @@ final class PlayerRun: Sendable {
         }
         if settings.readsStdin { StdinControl.start(console: console) { [weak self] line in self?.answer(line) ?? "" } }
         if console.showsProgress { startProgress() }
+        for follower in followers { follower.runStarted(self) }
         commands.async { self.checkCompletion() }
     }
 
@@ -277,6 +282,7 @@ final class PlayerRun: Sendable {
             return (state.timers, state.control, state.snapshotter)
         }
         for timer in timers { timer.source.cancel() }
+        for follower in followers { follower.runStopping() }
         console.clearProgress()
         control?.stop()
         commands.sync {}   // a command under way finishes before the engine goes
@@ -318,8 +324,10 @@ final class PlayerRun: Sendable {
 
     // MARK: Lesson and engine events
 
-    private func handle(_ event: LessonPlayer.Event) {
+    private func handle(_ event: LessonPlayer.Event, from lesson: LessonPlayer?) {
         commands.async { [self] in
+            // A lesson replaced by `load` is stopped; what it still says is not about the lesson now.
+            guard let lesson, state.withLock({ $0.lesson === lesson }) else { return }
             switch event {
             case .ended:
                 let (position, duration) = state.withLock { ($0.lesson?.position?.seconds, $0.lesson?.duration?.seconds) }
@@ -345,6 +353,7 @@ final class PlayerRun: Sendable {
             meter.record(meter: meterName, rms: rms)
             if meterName == EngineGraph.outputLevel {
                 meter.add(rms: rms, peak: peak, seconds: controller.engine.configuration.levelInterval.seconds)
+                for follower in followers { follower.outputAdvanced() }
             }
         case .error(let element, let message, _):
             events.emit("engine-error", [("element", .string(element)), ("message", .string(message))])
@@ -386,17 +395,23 @@ final class PlayerRun: Sendable {
             let request = try JSON.parse(line)
             id = request["id"]
             let command = try Command.parse(request, extra: ["id"], inTimeline: false)
-            let fields = try commands.sync { () -> Result<[(String, JSON)], CommandError> in
-                guard state.withLock({ $0.ending == nil }) else {
-                    return .failure(CommandError(.unavailable, "the player is stopping"))
-                }
-                return Result { () throws(CommandError) in try execute(command, from: "control") }
-            }.get()
+            let fields = try perform(command, from: "control")
             reply = .object([("ok", .bool(true)), ("do", .string(command.verb))] + fields + (id.map { [("id", $0)] } ?? []))
         } catch {
             reply = error.answer(id: id)
         }
         return reply.serialized
+    }
+
+    /// Does one command on the command queue, as a control line would; for the adapters
+    /// (MPRIS, systemd, metrics), so they change and read the player the same way.
+    func perform(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
+        try commands.sync { () -> Result<[(String, JSON)], CommandError> in
+            guard state.withLock({ $0.ending == nil }) else {
+                return .failure(CommandError(.unavailable, "the player is stopping"))
+            }
+            return Result { () throws(CommandError) in try execute(command, from: origin) }
+        }.get()
     }
 
     // MARK: Commands
@@ -466,6 +481,35 @@ final class PlayerRun: Sendable {
             state.withLock { if $0.lessonState == .ended { $0.lessonState = lesson.isPlaying ? .playing : .paused } }
             events.emit("lesson-seeked", [("position", .number(position)), ("by", .string(origin))])
             return [("position", .maybe(lesson.position?.seconds))]
+        case .load(let argument):
+            let uri: String
+            do {
+                // A file:// URI is checked like a path: a typo must not stop the lesson playing now.
+                let local = argument.hasPrefix("file://") ? URL(string: argument)?.path ?? argument : argument
+                uri = try MediaLocation.uri(for: local, role: "lesson")
+            } catch {
+                throw CommandError(.badValue, error.description + " The lesson playing now goes on.")
+            }
+            let lesson: LessonPlayer
+            do {
+                lesson = try controller.loadLesson(uri: uri, video: settings.video)   // stops the previous one
+            } catch {
+                throw CommandError(.failed, "\(error.description) The lesson playing now goes on.")
+            }
+            do {
+                try lesson.play()
+            } catch {
+                // The previous lesson is gone: as a lesson that fails while playing, it ends the class
+                // unless something live goes on.
+                state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil }
+                lessonBroke(error.description)
+                throw CommandError(.failed, "\(error.description)" + (classIsLive ? " The class goes on without a lesson." : " The player stops (exit 2)."))
+            }
+            let lessonToken = lesson.observe { [weak self, weak lesson] event in self?.handle(event, from: lesson) }
+            // The new lesson is what the run's status reports on now.
+            state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil; $0.tokens.append(lessonToken) }
+            events.emit("lesson-loaded", [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds)), ("by", .string(origin))])
+            return [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds))]
         case .route(let override):
             try refusedBySession { () throws(AudioSessionError) in try session.overrideOutputPort(override) }
             return [("override", .string(override.rawValue)), ("route", session.currentRoute.json)]
@@ -559,13 +603,13 @@ final class PlayerRun: Sendable {
     // MARK: Status and progress
 
     private func status() -> [(String, JSON)] {
-        let (lesson, lessonState, ducks) = state.withLock { ($0.lesson, $0.lessonState, $0.ducks) }
+        let (lesson, lessonState, ducks, lessonURI) = state.withLock { ($0.lesson, $0.lessonState, $0.ducks, $0.lessonURI) }
         let resolved = controller.session.resolvedState
         let sessionState = controller.session.state
         let uplink = controller.engine.uplink
         var fields: [(String, JSON)] = [("t", .number(events.elapsed))]
         fields.append(("lesson", .object([("state", .string(lessonState.rawValue)), ("position", .maybe(lesson?.position?.seconds)),
-                                          ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(settings.lessonURI))])))
+                                          ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(lessonURI))])))
         fields.append(("peers", peers.status))
         fields.append(("room", room?.status ?? .null))
         if let sender = self.uplink {

@@ -17,14 +17,16 @@ final class PlayerProcess: @unchecked Sendable {
         return Fixtures.root.appendingPathComponent(".build/debug/classroom-player")
     }
 
-    /// Starts `classroom-player arguments…` in `directory`, with stdout and stderr going to files.
-    init(_ arguments: [String], in directory: URL, executable: URL = PlayerProcess.executable) throws {
+    /// Starts `classroom-player arguments…` (or `executable`) in `directory`, with stdout and stderr
+    /// going to files and `environment` added to the test's own.
+    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], executable: URL = PlayerProcess.executable) throws {
         stdoutFile = directory.appendingPathComponent("stdout-\(UUID().uuidString).txt")
         stderrFile = directory.appendingPathComponent("stderr-\(UUID().uuidString).txt")
         _ = FileManager.default.createFile(atPath: stdoutFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.currentDirectoryURL = directory
         process.standardInput = stdin
         process.standardOutput = try FileHandle(forWritingTo: stdoutFile)
@@ -33,9 +35,9 @@ final class PlayerProcess: @unchecked Sendable {
     }
 
     /// Runs to the end (at most `timeout`) and returns the exit status, stdout and stderr.
-    static func run(_ arguments: [String], in directory: URL, timeout: Duration = .seconds(60), input: String? = nil) async throws
+    static func run(_ arguments: [String], in directory: URL, timeout: Duration = .seconds(60), input: String? = nil, environment: [String: String] = [:]) async throws
         -> (status: Int32, stdout: String, stderr: String) {
-        let player = try PlayerProcess(arguments, in: directory)
+        let player = try PlayerProcess(arguments, in: directory, environment: environment)
         if let input { player.stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try player.stdin.fileHandleForWriting.close()
         let status = try await player.exitStatus(within: timeout)

@@ -1,0 +1,157 @@
+import ClassroomAudio
+import Foundation
+import Prometheus
+import Synchronization
+
+/// The player's figures in Prometheus' text exposition, for `--metrics`: counters follow the
+/// event log (alarms by code, interruptions, output losses, pipeline restarts), gauges are read
+/// from the `status` answer at each scrape, so nothing here is a second copy of the player's state.
+///
+/// Names follow Prometheus' conventions: the `classroom_` namespace, base units (seconds),
+/// `_total` on counters, levels in dBFS, and labels only from bounded sets (alarm codes,
+/// profiles, ports, and the peer ids the operator configured).
+final class MetricsExporter: RunFollower {
+    private struct State {
+        var run: PlayerRun?
+        /// Gauges of peers, so a peer that left is unregistered rather than frozen.
+        var peerGauges: [String: [Gauge]] = [:]
+        /// The last cumulative figures seen in `status`, to turn them into counter increments.
+        var lastDropped: [String: Double] = [:]
+        var lastUplinkDropped = 0.0
+    }
+
+    private let registry = PrometheusCollectorRegistry()
+    private let started = ContinuousClock.now
+    private let state = Mutex(State())
+
+    init(events: EventLog) {
+        for code in AlarmCode.allCases { _ = alarmCounter(code.number.map(String.init) ?? code.rawValue) }
+        for name in Self.eventCounters.keys.sorted() { _ = eventCounter(name) }
+        events.follow { [weak self] name, fields in self?.count(name, fields) }
+    }
+
+    func runStarted(_ run: PlayerRun) { state.withLock { $0.run = run } }
+
+    func outputAdvanced() {}
+
+    func runStopping() { state.withLock { $0.run = nil } }
+
+    // MARK: Counters from events
+
+    /// Events counted as they are written: event name → (metric name, help).
+    private static let eventCounters: [String: (String, String)] = [
+        "interruption-began": ("interruptions", "Interruptions of the audio session (another app, a call, the sound server)."),
+        "output-lost": ("output_losses", "Times the output device or sound server went away."),
+        "media-services-lost": ("media_services_losses", "Times the sound server was lost."),
+        "media-services-reset": ("pipeline_restarts", "Times the audio pipeline was rebuilt after the sound server came back."),
+        "engine-error": ("engine_errors", "Errors reported by the audio pipeline's elements."),
+    ]
+
+    private func count(_ name: String, _ fields: [(String, JSON)]) {
+        if name == "alarm" {
+            let event = JSON.object(fields)
+            var code = "unknown"
+            if case .number(let number)? = event["number"] { code = String(Int(number)) } else if case .string(let raw)? = event["code"] { code = raw }
+            alarmCounter(code).increment()
+        } else if Self.eventCounters[name] != nil {
+            eventCounter(name).increment()
+        }
+    }
+
+    private func alarmCounter(_ code: String) -> Counter {
+        registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: "alarms", unitName: "total",
+                                                              helpText: "Alarms raised, by code (1025: RTC audio interrupted, 1032: playout level too low, …)."),
+                             labels: [("code", code)])
+    }
+
+    private func eventCounter(_ event: String) -> Counter {
+        let (name, help) = Self.eventCounters[event] ?? (event, event)
+        return registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: name, unitName: "total", helpText: help))
+    }
+
+    // MARK: Gauges from status
+
+    private func gauge(_ name: String, unit: String = "", _ help: String, labels: [(String, String)] = []) -> Gauge {
+        registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: name, unitName: unit, helpText: help), labels: labels)
+    }
+
+    /// Sets a gauge when the value is known and removes it when it is not (no made-up zero);
+    /// returns it while it is exported.
+    @discardableResult
+    private func set(_ name: String, unit: String = "", _ help: String, _ value: JSON?, labels: [(String, String)] = []) -> Gauge? {
+        let metric = gauge(name, unit: unit, help, labels: labels)
+        switch value {
+        case .number(let number)?: metric.set(to: number)
+        case .bool(let flag)?: metric.set(to: flag ? 1.0 : 0.0)
+        default:
+            registry.unregisterGauge(metric)
+            return nil
+        }
+        return metric
+    }
+
+    /// The exposition, with the gauges refreshed from the run's `status` answer.
+    func exposition() -> String {
+        gauge("uptime", unit: "seconds", "Seconds since the player started.").set(to: (ContinuousClock.now - started) / .seconds(1))
+        if let run = state.withLock({ $0.run }), let fields = try? run.perform(.status, from: "metrics") {
+            refresh(from: .object(fields))
+        }
+        return registry.emitToString()
+    }
+
+    private func refresh(from status: JSON) {
+        let lesson = status["lesson"]
+        set("lesson_position", unit: "seconds", "Position in the lesson.", lesson?["position"])
+        set("lesson_duration", unit: "seconds", "Length of the lesson.", lesson?["duration"])
+        if case .string(let now)? = lesson?["state"] { set("lesson_playing", "1 while the lesson plays, 0 when paused, ended or loading.", .bool(now == "playing")) }
+        set("output_level", unit: "dbfs", "Latest RMS level of the output mix, loudest channel, in dBFS.", status["levels"]?["output_db"])
+        set("microphone_level", unit: "dbfs", "Latest RMS level of the processed microphone, in dBFS (absent while it is off).", status["levels"]?["mic_db"])
+        set("microphone_connected", "1 while the microphone is connected.", status["mic"]?["connected"])
+        let session = status["session"]
+        set("interrupted", "1 while the audio session is interrupted.", session?["interrupted"])
+        set("ducked", "1 while the courseware is ducked.", session?["ducked"])
+        if case .string(let profile)? = session?["profile"] {
+            for candidate in ProcessingProfile.allCases {
+                set("processing_profile", "The processing profile in force (1) among all (0): media, voice or raw.", .bool(candidate.rawValue == profile), labels: [("profile", candidate.rawValue)])
+            }
+        }
+        var port: String?
+        if case .string(let value)? = session?["route"]?["output"]?["port"] { port = value }
+        for candidate in Port.allCases where candidate.isOutput {
+            set("output_port", "The output port of the route (1) among all (0).", .bool(candidate.rawValue == port), labels: [("port", candidate.rawValue)])
+        }
+        refreshPeers(status["peers"])
+        if case .number(let dropped)? = status["uplink"]?["dropped"] {
+            let counter = registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: "uplink_dropped_frames", unitName: "total",
+                                                                                helpText: "Microphone frames the uplink could not send in time."))
+            let increment = state.withLock { state -> Double in defer { state.lastUplinkDropped = dropped }; return max(0, dropped - state.lastUplinkDropped) }
+            if increment > 0 { counter.increment(by: increment) }
+        }
+    }
+
+    private func refreshPeers(_ peers: JSON?) {
+        guard case .array(let list)? = peers else { return }
+        var seen: [String: [Gauge]] = [:]
+        for peer in list {
+            guard case .string(let id)? = peer["id"] else { continue }
+            let labels = [("peer", id)]
+            seen[id] = [set("peer_receiving", "1 while packets or samples arrive from the peer.", peer["receiving"], labels: labels),
+                        set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels)].compactMap { $0 }
+            if case .number(let dropped)? = peer["dropped"] {
+                let counter = registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: "peer_dropped_pushes", unitName: "total",
+                                                                                    helpText: "Pushes of a peer's audio the mix dropped (it fell behind)."), labels: labels)
+                let increment = state.withLock { state -> Double in
+                    let last = state.lastDropped[id] ?? 0
+                    state.lastDropped[id] = dropped
+                    return dropped >= last ? dropped - last : dropped   // a peer added again under the same id starts from 0
+                }
+                if increment > 0 { counter.increment(by: increment) }
+            }
+        }
+        let gone = state.withLock { state -> [Gauge] in
+            defer { state.peerGauges = seen }
+            return state.peerGauges.filter { seen[$0.key] == nil }.flatMap(\.value)
+        }
+        for metric in gone { registry.unregisterGauge(metric) }
+    }
+}
