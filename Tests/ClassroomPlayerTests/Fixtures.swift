@@ -105,6 +105,19 @@ enum Fixtures {
         return value
     }
 
+    /// The median RMS level (dBFS) of 100 ms windows of channel 1 between two times, within a
+    /// frequency band: a single click (a lost packet) does not move it, a voice that is there does.
+    static func medianBandLevel(_ url: URL, from start: Double, to end: Double, band: ClosedRange<Int>) throws -> Double {
+        let filtered = url.deletingPathExtension().appendingPathExtension("band-\(band.lowerBound)-\(band.upperBound).wav")
+        defer { try? FileManager.default.removeItem(at: filtered) }
+        let process = try Fixtures.start("/usr/bin/sox", [url.path, filtered.path, "remix", "1", "sinc", "\(band.lowerBound)-\(band.upperBound)"])
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw PlayerTestError.setupFailed("sox could not filter \(url.path)") }
+        let audio = try WAVFile(filtered)
+        let windows = stride(from: start, to: min(end, audio.seconds) - 0.1, by: 0.1).map { audio.rms(from: $0, to: $0 + 0.1) }.sorted()
+        return windows.isEmpty ? -.infinity : windows[windows.count / 2]
+    }
+
     /// The event lines of an events file, parsed.
     static func events(_ url: URL) -> [[String: Any]] {
         guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
