@@ -40,9 +40,9 @@ final class PlayerRun: Sendable {
         let status: ExitStatus
     }
 
-    private enum LessonState: String { case loading, playing, paused, ended, failed }
+    enum LessonState: String { case loading, playing, paused, ended, failed }
 
-    private struct State {
+    struct State {
         var lesson: LessonPlayer?
         var lessonURI: String
         var lessonState = LessonState.loading
@@ -60,22 +60,22 @@ final class PlayerRun: Sendable {
     }
 
     /// DispatchSource is thread-safe; Dispatch just does not declare it Sendable.
-    private struct TimerBox: @unchecked Sendable {
+    struct TimerBox: @unchecked Sendable {
         let source: DispatchSourceTimer
     }
 
-    private let settings: PlaySettings
-    private let console: Console
-    private let events: EventLog
-    private let logger: Logger
-    private let controller: SessionController
-    private let uplink: UplinkSender?
-    private let peers: PeerRoster
-    private let room: RoomPresence?
+    let settings: PlaySettings
+    let console: Console
+    let events: EventLog
+    let logger: Logger
+    let controller: SessionController
+    let uplink: UplinkSender?
+    let peers: PeerRoster
+    let room: RoomPresence?
     private let followers: [any RunFollower]
-    private let meter = LevelMeter()
-    private let state: Mutex<State>
-    private let commands = DispatchQueue(label: "classroom-player.commands")
+    let meter = LevelMeter()
+    let state: Mutex<State>
+    let commands = DispatchQueue(label: "classroom-player.commands")
     private let ended = DispatchSemaphore(value: 0)
     /// How much earlier than its declared duration a lesson may end and still have played to its end.
     static let truncationTolerance = 0.5
@@ -218,7 +218,7 @@ final class PlayerRun: Sendable {
         commands.async { self.checkCompletion() }
     }
 
-    private var videoDescription: String {
+    var videoDescription: String {
         if let snapshots = settings.snapshots { return "snapshots in \(snapshots.directory.path) every \(snapshots.interval) s" }
         switch settings.video {
         case .window: return "window"
@@ -239,7 +239,7 @@ final class PlayerRun: Sendable {
     }
 
     /// Ends the run when everything it waits for is done. Runs on the command queue.
-    private func checkCompletion() {
+    func checkCompletion() {
         let done = state.withLock { state -> Bool in
             let liveDone = !settings.untilLiveEnds || peers.allDone
             switch state.lessonState {
@@ -253,11 +253,11 @@ final class PlayerRun: Sendable {
     }
 
     /// Whether something live goes on without the lesson: a peer, the room, the microphone.
-    private var classIsLive: Bool { !peers.ids.isEmpty || room != nil || controller.isMicrophoneConnected }
+    var classIsLive: Bool { !peers.ids.isEmpty || room != nil || controller.isMicrophoneConnected }
 
     /// The lesson cannot play or broke mid-way: said, and the end of the class only when nothing
     /// live goes on. Runs on the command queue.
-    private func lessonBroke(_ why: String) {
+    func lessonBroke(_ why: String) {
         // Said once: a broken file also posts the errors that led to its failure.
         guard state.withLock({ state -> Bool in
             guard state.lessonState != .failed else { return false }
@@ -324,7 +324,7 @@ final class PlayerRun: Sendable {
 
     // MARK: Lesson and engine events
 
-    private func handle(_ event: LessonPlayer.Event, from lesson: LessonPlayer?) {
+    func handle(_ event: LessonPlayer.Event, from lesson: LessonPlayer?) {
         commands.async { [self] in
             // A lesson replaced by `load` is stopped; what it still says is not about the lesson now.
             guard let lesson, state.withLock({ $0.lesson === lesson }) else { return }
@@ -412,251 +412,6 @@ final class PlayerRun: Sendable {
             }
             return Result { () throws(CommandError) in try execute(command, from: origin) }
         }.get()
-    }
-
-    // MARK: Commands
-
-    /// Does one command; runs on the command queue. Returns the answer's fields.
-    private func execute(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
-        let session = controller.session
-        switch command {
-        case .mic(let on):
-            try requireMicrophone("connect the microphone")
-            if on {
-                try refusedBySession { () throws(AudioSessionError) in try controller.connectMicrophone() }
-                guard let uplink = controller.engine.uplink else {
-                    try? controller.disconnectMicrophone()
-                    throw CommandError(.unavailable, "no microphone could be opened: the route has no input device"
-                                       + " (\(session.currentRoute)); plug one in, or start with --mic FILE or --mic DEVICE")
-                }
-                events.emit("microphone", [("connected", .bool(true)), ("source", .string(uplink.source.description)),
-                                           ("profile", .string(session.resolvedState.processingProfile.rawValue))])
-            } else {
-                let frames = controller.engine.uplink?.framesDelivered
-                try refusedBySession { () throws(AudioSessionError) in try controller.disconnectMicrophone() }
-                meter.forget(EngineGraph.micLevel)
-                if let frames { events.emit("microphone", [("connected", .bool(false)), ("frames", .number(Double(frames)))]) }
-            }
-            room?.followSession()
-            return [("mic", .bool(controller.isMicrophoneConnected)), ("profile", .string(session.resolvedState.processingProfile.rawValue))]
-        case .duck(let on, let owner):
-            if on {
-                if state.withLock({ $0.ducks[owner] }) == nil {
-                    let token = try refusedBySession { () throws(AudioSessionError) in try session.duck(owner: owner) }
-                    state.withLock { $0.ducks[owner] = token }
-                }
-            } else {
-                guard let token = state.withLock({ $0.ducks.removeValue(forKey: owner) }) else {
-                    let held = state.withLock { $0.ducks.keys.sorted() }
-                    throw CommandError(.unavailable, "no duck is held by \"\(owner)\"" + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))"))
-                }
-                try refusedBySession { () throws(AudioSessionError) in try session.releaseDuck(token) }
-            }
-            return [("owner", .string(owner)), ("ducked", .bool(session.resolvedState.ducking.isDucked))]
-        case .volume(let channel, let value):
-            let stored = try refusedBySession { () throws(AudioSessionError) in try session.setVolume(value, for: channel) }
-            return [("channel", .string(channel.rawValue)), ("value", .number(Double(stored)))]
-        case .pause, .resume:
-            let lesson = try currentLesson()
-            do {
-                if command == .pause { try lesson.pause() } else { try lesson.play() }
-            } catch {
-                throw CommandError(.failed, error.description)
-            }
-            let now: LessonState = command == .pause ? .paused : .playing
-            state.withLock { $0.lessonState = now }
-            events.emit(command == .pause ? "lesson-paused" : "lesson-resumed", [("position", .maybe(lesson.position?.seconds)), ("by", .string(origin))])
-            return [("lesson", .string(now.rawValue)), ("position", .maybe(lesson.position?.seconds))]
-        case .seek(let position):
-            let lesson = try currentLesson(allowEnded: true)
-            if let duration = lesson.duration, position > duration.seconds {
-                throw CommandError(.badValue, "the lesson is \(String(format: "%.1f", duration.seconds)) s long; seek to at most that")
-            }
-            do {
-                try lesson.seek(to: .seconds(position))
-            } catch {
-                throw CommandError(.failed, error.description)
-            }
-            // Seeking an ended lesson plays it again from there.
-            state.withLock { if $0.lessonState == .ended { $0.lessonState = lesson.isPlaying ? .playing : .paused } }
-            events.emit("lesson-seeked", [("position", .number(position)), ("by", .string(origin))])
-            return [("position", .maybe(lesson.position?.seconds))]
-        case .load(let argument):
-            let uri: String
-            do {
-                // A file:// URI is checked like a path: a typo must not stop the lesson playing now.
-                let local = argument.hasPrefix("file://") ? URL(string: argument)?.path ?? argument : argument
-                uri = try MediaLocation.uri(for: local, role: "lesson")
-            } catch {
-                throw CommandError(.badValue, error.description + " The lesson playing now goes on.")
-            }
-            let lesson: LessonPlayer
-            do {
-                lesson = try controller.loadLesson(uri: uri, video: settings.video)   // stops the previous one
-            } catch {
-                throw CommandError(.failed, "\(error.description) The lesson playing now goes on.")
-            }
-            do {
-                try lesson.play()
-            } catch {
-                // The previous lesson is gone: as a lesson that fails while playing, it ends the class
-                // unless something live goes on.
-                state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil }
-                lessonBroke(error.description)
-                throw CommandError(.failed, "\(error.description)" + (classIsLive ? " The class goes on without a lesson." : " The player stops (exit 2)."))
-            }
-            let lessonToken = lesson.observe { [weak self, weak lesson] event in self?.handle(event, from: lesson) }
-            // The new lesson is what the run's status reports on now.
-            state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil; $0.tokens.append(lessonToken) }
-            events.emit("lesson-loaded", [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds)), ("by", .string(origin))])
-            return [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds))]
-        case .route(let override):
-            try refusedBySession { () throws(AudioSessionError) in try session.overrideOutputPort(override) }
-            return [("override", .string(override.rawValue)), ("route", session.currentRoute.json)]
-        case .lease(let owner, let need):
-            if need.needsInput { try requireMicrophone("take a \(need) lease, which records") }
-            let token = try refusedBySession { () throws(AudioSessionError) in try session.lease(need, owner: owner) }
-            state.withLock { $0.leases[owner, default: []].append(token) }
-            controller.waitUntilApplied()
-            var fields: [(String, JSON)] = [("lease", .string(token.description)), ("configuration", session.configuration.json)]
-            if need.needsInput { fields.append(("recording", .bool(controller.engine.uplink != nil))) }
-            return fields
-        case .release(let owner):
-            guard let tokens = state.withLock({ $0.leases.removeValue(forKey: owner) }) else {
-                let held = state.withLock { $0.leases.keys.sorted() }
-                let hint = owner == "mic-connect" ? "; the microphone's lease is released with {\"do\":\"mic\",\"on\":false}" : ""
-                throw CommandError(.unavailable, "no lease taken with \"lease\" is held by \"\(owner)\""
-                                   + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))") + hint)
-            }
-            for token in tokens { try refusedBySession { () throws(AudioSessionError) in try session.release(token) } }
-            controller.waitUntilApplied()
-            return [("owner", .string(owner)), ("released", .number(Double(tokens.count))), ("configuration", session.configuration.json)]
-        case .track(let choice):
-            let lesson = try currentLesson(allowEnded: true)
-            let languages = lesson.audioTracks
-            let index = Int(choice) ?? languages.firstIndex { $0?.lowercased() == choice.lowercased() }
-            let listing = languages.enumerated().map { "\($0.offset)\($0.element.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
-            guard let index, languages.indices.contains(index) else {
-                throw CommandError(.badValue, "the lesson has no audio track \"\(choice)\"; its tracks are \(listing.isEmpty ? "none" : listing)")
-            }
-            do {
-                try lesson.selectAudioTrack(index)
-            } catch {
-                throw CommandError(.failed, error.description)
-            }
-            events.emit("lesson-track", [("audio", .number(Double(index))), ("language", .maybe(languages[index])), ("by", .string(origin))])
-            return [("audio", .number(Double(index))), ("language", .maybe(languages[index]))]
-        case .rate(let value):
-            let lesson = try currentLesson()
-            do {
-                try lesson.setRate(value)
-            } catch {
-                throw CommandError(.failed, error.description)
-            }
-            events.emit("lesson-rate", [("rate", .number(value)), ("position", .maybe(lesson.position?.seconds)), ("by", .string(origin))])
-            return [("rate", .number(value)), ("position", .maybe(lesson.position?.seconds))]
-        case .peer(let add, let id, let remove):
-            if let remove { return try peers.remove(id: remove, by: origin) }
-            if let id, !PeerArgument.isValidID(id) {
-                throw CommandError(.badValue, "\"id\" of \"peer\" is 1 to 32 letters, digits, '-' or '_', not \"\(id)\"")
-            }
-            let source: PeerSource
-            do {
-                source = try PeerArgument.resolve(add ?? "")
-            } catch {
-                throw CommandError(.badValue, error.description)
-            }
-            let added = try peers.add(id: id, source: source, by: origin)
-            return [("id", .string(added)), ("source", .string(source.description))]
-        case .stop:
-            events.emit("stop-requested", [("by", .string(origin))])
-            finish(.stopCommand(origin))
-            return [("stopping", .bool(true))]
-        case .status:
-            return status()
-        }
-    }
-
-    private func requireMicrophone(_ what: String) throws(CommandError) {
-        if settings.microphone == .none {
-            throw CommandError(.unavailable, "cannot \(what): the player was started with --mic none; start it with --mic auto, a device or a file")
-        }
-    }
-
-    private func currentLesson(allowEnded: Bool = false) throws(CommandError) -> LessonPlayer {
-        let (lesson, lessonState) = state.withLock { ($0.lesson, $0.lessonState) }
-        guard let lesson, lessonState != .failed else { throw CommandError(.unavailable, "there is no lesson playing") }
-        if lessonState == .ended, !allowEnded {
-            throw CommandError(.unavailable, "the lesson has ended; seek to play it again")
-        }
-        return lesson
-    }
-
-    private func refusedBySession<T>(_ body: () throws(AudioSessionError) -> T) throws(CommandError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw CommandError(.sessionRefused, error.description)
-        }
-    }
-
-    // MARK: Status and progress
-
-    private func status() -> [(String, JSON)] {
-        let (lesson, lessonState, ducks, lessonURI) = state.withLock { ($0.lesson, $0.lessonState, $0.ducks, $0.lessonURI) }
-        let resolved = controller.session.resolvedState
-        let sessionState = controller.session.state
-        let uplink = controller.engine.uplink
-        var fields: [(String, JSON)] = [("t", .number(events.elapsed))]
-        fields.append(("lesson", .object([("state", .string(lessonState.rawValue)), ("position", .maybe(lesson?.position?.seconds)),
-                                          ("duration", .maybe(lesson?.duration?.seconds)), ("uri", .string(lessonURI))])))
-        fields.append(("peers", peers.status))
-        fields.append(("room", room?.status ?? .null))
-        if let sender = self.uplink {
-            fields.append(("uplink", .object([("destinations", .array(sender.destinations.map { .string($0.description) })),
-                                              ("frames", .number(Double(sender.framesSent))), ("dropped", .number(Double(sender.framesDropped))),
-                                              ("resyncs", .number(Double(sender.resyncs)))])))
-        } else {
-            fields.append(("uplink", .null))
-        }
-        fields.append(("session", .object([
-            ("configuration", resolved.configuration.json), ("profile", .string(resolved.processingProfile.rawValue)),
-            ("volume", .object([("channel", .string(resolved.volume.channel.rawValue)), ("value", .number(Double(resolved.volume.value)))])),
-            ("media_volume", .number(Double(sessionState.mediaVolume))), ("call_volume", .number(Double(sessionState.callVolume))),
-            ("ducked", .bool(resolved.ducking.isDucked)), ("ducks", .array(ducks.keys.sorted().map { .string($0) })),
-            ("route", resolved.route.json), ("override", .string(sessionState.portOverride.rawValue)),
-            ("interrupted", .bool(resolved.isInterrupted)),
-        ])))
-        fields.append(("mic", .object([("connected", .bool(uplink != nil)), ("source", .maybe(uplink?.source.description)),
-                                       ("frames", .number(Double(uplink?.framesDelivered ?? 0))), ("muted", .bool(uplink?.isMuted ?? false))])))
-        fields.append(("levels", .object([("output_db", .maybe(meter.latest(EngineGraph.outputLevel))), ("mic_db", .maybe(uplink == nil ? nil : meter.latest(EngineGraph.micLevel)))])))
-        fields.append(("leases", .array(sessionState.leases.map { .object([("owner", .string($0.owner)), ("need", .string($0.requirement.rawValue))]) })))
-        fields.append(("alarms", .array(resolved.alarms.map { .object($0.json) })))
-        return fields
-    }
-
-    private func startProgress() {
-        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(500))
-        timer.setEventHandler { [weak self] in self?.drawProgress() }
-        state.withLock { $0.timers.append(TimerBox(source: timer)) }
-        timer.resume()
-    }
-
-    private func drawProgress() {
-        let (lesson, lessonState) = state.withLock { ($0.lesson, $0.lessonState) }
-        let resolved = controller.session.resolvedState
-        let uplink = controller.engine.uplink
-        func clock(_ time: ClockTime?) -> String {
-            guard let seconds = time?.seconds else { return "--:--" }
-            return String(format: "%02d:%04.1f", Int(seconds) / 60, seconds.truncatingRemainder(dividingBy: 60))
-        }
-        func level(_ db: Double?) -> String { db.map { LevelMeter.Summary.format($0) } ?? "--" }
-        let route = resolved.route.output.map { "\($0.port)" } ?? "none"
-        let mic = uplink == nil ? "mic off" : "mic on \(level(meter.latest(EngineGraph.micLevel))) dB"
-        let ducked = resolved.ducking.isDucked ? " ducked" : ""
-        console.progress("\(lessonState.rawValue) \(clock(lesson?.position))/\(clock(lesson?.duration))  \(resolved.processingProfile)  "
-                         + "\(resolved.volume.channel) \(Int(resolved.volume.value * 100))%\(ducked)  → \(route)  \(mic)  out \(level(meter.latest(EngineGraph.outputLevel))) dB")
     }
 
     // MARK: Snapshots

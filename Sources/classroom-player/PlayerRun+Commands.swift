@@ -1,0 +1,194 @@
+import ClassroomAudio
+import ClassroomEngine
+import Foundation
+import GStreamer
+
+/// The verbs: what each command does to the controller, the lesson and the peers, and its answer.
+/// Runs on the run's command queue (timeline steps, control lines, MPRIS all come through `perform`).
+extension PlayerRun {
+    // MARK: Commands
+
+    /// Does one command; runs on the command queue. Returns the answer's fields.
+    func execute(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
+        let session = controller.session
+        switch command {
+        case .mic(let on):
+            try requireMicrophone("connect the microphone")
+            if on {
+                try refusedBySession { () throws(AudioSessionError) in try controller.connectMicrophone() }
+                guard let uplink = controller.engine.uplink else {
+                    try? controller.disconnectMicrophone()
+                    throw CommandError(.unavailable, "no microphone could be opened: the route has no input device"
+                                       + " (\(session.currentRoute)); plug one in, or start with --mic FILE or --mic DEVICE")
+                }
+                events.emit("microphone", [("connected", .bool(true)), ("source", .string(uplink.source.description)),
+                                           ("profile", .string(session.resolvedState.processingProfile.rawValue))])
+            } else {
+                let frames = controller.engine.uplink?.framesDelivered
+                try refusedBySession { () throws(AudioSessionError) in try controller.disconnectMicrophone() }
+                meter.forget(EngineGraph.micLevel)
+                if let frames { events.emit("microphone", [("connected", .bool(false)), ("frames", .number(Double(frames)))]) }
+            }
+            room?.followSession()
+            return [("mic", .bool(controller.isMicrophoneConnected)), ("profile", .string(session.resolvedState.processingProfile.rawValue))]
+        case .duck(let on, let owner):
+            if on {
+                if state.withLock({ $0.ducks[owner] }) == nil {
+                    let token = try refusedBySession { () throws(AudioSessionError) in try session.duck(owner: owner) }
+                    state.withLock { $0.ducks[owner] = token }
+                }
+            } else {
+                guard let token = state.withLock({ $0.ducks.removeValue(forKey: owner) }) else {
+                    let held = state.withLock { $0.ducks.keys.sorted() }
+                    throw CommandError(.unavailable, "no duck is held by \"\(owner)\"" + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))"))
+                }
+                try refusedBySession { () throws(AudioSessionError) in try session.releaseDuck(token) }
+            }
+            return [("owner", .string(owner)), ("ducked", .bool(session.resolvedState.ducking.isDucked))]
+        case .volume(let channel, let value):
+            let stored = try refusedBySession { () throws(AudioSessionError) in try session.setVolume(value, for: channel) }
+            return [("channel", .string(channel.rawValue)), ("value", .number(Double(stored)))]
+        case .pause, .resume:
+            let lesson = try currentLesson()
+            do {
+                if command == .pause { try lesson.pause() } else { try lesson.play() }
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            let now: LessonState = command == .pause ? .paused : .playing
+            state.withLock { $0.lessonState = now }
+            events.emit(command == .pause ? "lesson-paused" : "lesson-resumed", [("position", .maybe(lesson.position?.seconds)), ("by", .string(origin))])
+            return [("lesson", .string(now.rawValue)), ("position", .maybe(lesson.position?.seconds))]
+        case .seek(let position):
+            let lesson = try currentLesson(allowEnded: true)
+            if let duration = lesson.duration, position > duration.seconds {
+                throw CommandError(.badValue, "the lesson is \(String(format: "%.1f", duration.seconds)) s long; seek to at most that")
+            }
+            do {
+                try lesson.seek(to: .seconds(position))
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            // Seeking an ended lesson plays it again from there.
+            state.withLock { if $0.lessonState == .ended { $0.lessonState = lesson.isPlaying ? .playing : .paused } }
+            events.emit("lesson-seeked", [("position", .number(position)), ("by", .string(origin))])
+            return [("position", .maybe(lesson.position?.seconds))]
+        case .load(let argument):
+            let uri: String
+            do {
+                // A file:// URI is checked like a path: a typo must not stop the lesson playing now.
+                let local = argument.hasPrefix("file://") ? URL(string: argument)?.path ?? argument : argument
+                uri = try MediaLocation.uri(for: local, role: "lesson")
+            } catch {
+                throw CommandError(.badValue, error.description + " The lesson playing now goes on.")
+            }
+            let lesson: LessonPlayer
+            do {
+                lesson = try controller.loadLesson(uri: uri, video: settings.video)   // stops the previous one
+            } catch {
+                throw CommandError(.failed, "\(error.description) The lesson playing now goes on.")
+            }
+            do {
+                try lesson.play()
+            } catch {
+                // The previous lesson is gone: as a lesson that fails while playing, it ends the class
+                // unless something live goes on.
+                state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil }
+                lessonBroke(error.description)
+                throw CommandError(.failed, "\(error.description)" + (classIsLive ? " The class goes on without a lesson." : " The player stops (exit 2)."))
+            }
+            let lessonToken = lesson.observe { [weak self, weak lesson] event in self?.handle(event, from: lesson) }
+            // The new lesson is what the run's status reports on now.
+            state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil; $0.tokens.append(lessonToken) }
+            events.emit("lesson-loaded", [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds)), ("by", .string(origin))])
+            return [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds))]
+        case .route(let override):
+            try refusedBySession { () throws(AudioSessionError) in try session.overrideOutputPort(override) }
+            return [("override", .string(override.rawValue)), ("route", session.currentRoute.json)]
+        case .lease(let owner, let need):
+            if need.needsInput { try requireMicrophone("take a \(need) lease, which records") }
+            let token = try refusedBySession { () throws(AudioSessionError) in try session.lease(need, owner: owner) }
+            state.withLock { $0.leases[owner, default: []].append(token) }
+            controller.waitUntilApplied()
+            var fields: [(String, JSON)] = [("lease", .string(token.description)), ("configuration", session.configuration.json)]
+            if need.needsInput { fields.append(("recording", .bool(controller.engine.uplink != nil))) }
+            return fields
+        case .release(let owner):
+            guard let tokens = state.withLock({ $0.leases.removeValue(forKey: owner) }) else {
+                let held = state.withLock { $0.leases.keys.sorted() }
+                let hint = owner == "mic-connect" ? "; the microphone's lease is released with {\"do\":\"mic\",\"on\":false}" : ""
+                throw CommandError(.unavailable, "no lease taken with \"lease\" is held by \"\(owner)\""
+                                   + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))") + hint)
+            }
+            for token in tokens { try refusedBySession { () throws(AudioSessionError) in try session.release(token) } }
+            controller.waitUntilApplied()
+            return [("owner", .string(owner)), ("released", .number(Double(tokens.count))), ("configuration", session.configuration.json)]
+        case .track(let choice):
+            let lesson = try currentLesson(allowEnded: true)
+            let languages = lesson.audioTracks
+            let index = Int(choice) ?? languages.firstIndex { $0?.lowercased() == choice.lowercased() }
+            let listing = languages.enumerated().map { "\($0.offset)\($0.element.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
+            guard let index, languages.indices.contains(index) else {
+                throw CommandError(.badValue, "the lesson has no audio track \"\(choice)\"; its tracks are \(listing.isEmpty ? "none" : listing)")
+            }
+            do {
+                try lesson.selectAudioTrack(index)
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            events.emit("lesson-track", [("audio", .number(Double(index))), ("language", .maybe(languages[index])), ("by", .string(origin))])
+            return [("audio", .number(Double(index))), ("language", .maybe(languages[index]))]
+        case .rate(let value):
+            let lesson = try currentLesson()
+            do {
+                try lesson.setRate(value)
+            } catch {
+                throw CommandError(.failed, error.description)
+            }
+            events.emit("lesson-rate", [("rate", .number(value)), ("position", .maybe(lesson.position?.seconds)), ("by", .string(origin))])
+            return [("rate", .number(value)), ("position", .maybe(lesson.position?.seconds))]
+        case .peer(let add, let id, let remove):
+            if let remove { return try peers.remove(id: remove, by: origin) }
+            if let id, !PeerArgument.isValidID(id) {
+                throw CommandError(.badValue, "\"id\" of \"peer\" is 1 to 32 letters, digits, '-' or '_', not \"\(id)\"")
+            }
+            let source: PeerSource
+            do {
+                source = try PeerArgument.resolve(add ?? "")
+            } catch {
+                throw CommandError(.badValue, error.description)
+            }
+            let added = try peers.add(id: id, source: source, by: origin)
+            return [("id", .string(added)), ("source", .string(source.description))]
+        case .stop:
+            events.emit("stop-requested", [("by", .string(origin))])
+            finish(.stopCommand(origin))
+            return [("stopping", .bool(true))]
+        case .status:
+            return status()
+        }
+    }
+
+    func requireMicrophone(_ what: String) throws(CommandError) {
+        if settings.microphone == .none {
+            throw CommandError(.unavailable, "cannot \(what): the player was started with --mic none; start it with --mic auto, a device or a file")
+        }
+    }
+
+    func currentLesson(allowEnded: Bool = false) throws(CommandError) -> LessonPlayer {
+        let (lesson, lessonState) = state.withLock { ($0.lesson, $0.lessonState) }
+        guard let lesson, lessonState != .failed else { throw CommandError(.unavailable, "there is no lesson playing") }
+        if lessonState == .ended, !allowEnded {
+            throw CommandError(.unavailable, "the lesson has ended; seek to play it again")
+        }
+        return lesson
+    }
+
+    func refusedBySession<T>(_ body: () throws(AudioSessionError) -> T) throws(CommandError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw CommandError(.sessionRefused, error.description)
+        }
+    }
+}
