@@ -31,19 +31,18 @@ public final class AudioEngine: Sendable {
         ///
         /// The echo path is the time from a sample being played (running time + output latency)
         /// to its echo being captured: speaker-to-mic distance plus whatever the devices' latency
-        /// reports leave out. The canceller only removes echo whose path lies from about 3 ms
-        /// below this value to about 45 ms above it. Measured through the engine (ERLE, speech,
-        /// −6 dB echo) with 8 ms: 7.5 dB at 3 ms, 60 dB from 5 to 50 ms, 50 dB at 53 ms; with
-        /// 50 ms: only paths of 45–90 ms. Set it from the kiosk's measured echo path when that
-        /// is outside 5–53 ms.
-        public var echoPathCompensation: ClockTime = .milliseconds(8)
+        /// reports leave out. The canceller removes echo whose path lies from about 5 ms above this
+        /// value to about 50 ms above it. Measured through the engine (ERLE, speech, −6 dB echo,
+        /// 10 ms wait): with 0: 18 dB at 2 ms, 61 dB at 5–50 ms, 15 dB at 55 ms; with 150: 16 dB
+        /// at 150 ms, 61 dB at 190 ms; with 395: 61 dB at 400 ms. The echo-path estimator moves it.
+        public var echoPathCompensation: ClockTime = .zero
         /// How long after its capture time a microphone frame waits before the DSP processes it.
         ///
         /// webrtcdsp takes the far end for a frame from the echo probe when it processes the frame;
-        /// a frame processed as soon as it is captured finds the probe without the far end it
-        /// needs yet, and nothing is cancelled (measured: −9 dB "ERLE" at any echo path). The wait
-        /// plus `echoPathCompensation` must be at least about 55 ms (measured: 35 ms fails, 58 ms
-        /// works). Nil: 60 ms minus `echoPathCompensation`. It delays the uplink by as much.
+        /// the far end for an echo path of 5 ms reaches the probe about 5 ms after the frame's
+        /// capture time (the mix reaches the probe about as late as the pipeline latency allows).
+        /// A live microphone delivers a 10 ms frame 10 ms after its capture time anyway.
+        /// Nil: 10 ms. It delays the uplink by as much.
         public var echoReferenceWait: ClockTime?
         /// Defaults.
         public init() {}
@@ -120,7 +119,16 @@ public final class AudioEngine: Sendable {
             buffers.withLock { $0 = min($0 + 1, 2) }
             return .ok
         }
-        outputGuard.withLock { $0 = [guardProbe, counter].compactMap { $0 } }
+        // webrtcechoprobe serves each mic frame the far end that plays `delay` ms after it, where
+        // `delay` is its upstream latency (50 ms here), and that far end reaches it only then: every
+        // frame had to wait ~55 ms. Answering 0 makes it serve by timestamp alone (measured: 61 dB
+        // with a 10 ms wait instead of 52).
+        let lookahead = (try? probe.staticPad("src"))?.addProbe(.queryUpstream) { info in
+            guard let query = info.query, query.isLatency else { return .ok }
+            query.answerLatency(live: true, min: .zero, max: nil)
+            return .handled
+        }
+        outputGuard.withLock { $0 = [guardProbe, counter, lookahead].compactMap { $0 } }
     }
 
     private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)
@@ -256,7 +264,7 @@ public final class AudioEngine: Sendable {
 
     /// How long a microphone frame waits before it is processed (see `Configuration.echoReferenceWait`).
     public var echoReferenceWait: ClockTime {
-        configuration.echoReferenceWait ?? .milliseconds(60) - configuration.echoPathCompensation
+        configuration.echoReferenceWait ?? .milliseconds(10)
     }
 
     /// Calls `handler` with every engine event; keep the token.
@@ -491,7 +499,7 @@ public final class AudioEngine: Sendable {
             try ElementFactory.make("audioresample", name: "mic-resample"),
             try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
             // Every frame is processed `echoReferenceWait` after its capture time, when the echo
-            // probe holds the far end it needs; files and pushed samples are also played in real time by it.
+            // probe holds the far end it needs; files and pushed samples are also paced in real time by it.
             try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds))]),
             split, dsp,
             try ElementFactory.make("level", name: EngineGraph.micLevel, properties: ["interval": .time(configuration.levelInterval)]),

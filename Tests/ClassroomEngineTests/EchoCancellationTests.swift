@@ -13,8 +13,8 @@ struct EchoCancellationTests {
         try await EchoPathMeasurement.erle(processing: processing, echoDelay: echoDelay, settle: settle, logger: EngineSupport.logger)
     }
 
-    /// 50 ms is the case; 10 and 30 ms are the benchmark's other rows. Before the reference
-    /// wait and the 8 ms compensation, only paths of about 45–90 ms were cancelled (−4 dB at 10 ms).
+    /// 50 ms is the case; 10 and 30 ms are the benchmark's other rows. With the probe's own
+    /// 50 ms lookahead and no wait, nothing was cancelled (−9 dB at 10 and 50 ms: the AGC lifted the echo).
     @Test("the voice profile removes at least 20 dB of echo after 2 s, for echo paths of 10 to 50 ms", arguments: [10, 30, 50])
     func voiceProfileCancelsEcho(echoPathMilliseconds: Int) async throws {
         let erle = try await measureERLE(processing: .voice, echoDelay: .milliseconds(echoPathMilliseconds), settle: .seconds(2))
