@@ -77,6 +77,8 @@ public final class AudioEngine: Sendable {
         var uplink: Uplink?
         var running = false
         var eventHandlers: [UInt64: @Sendable (EngineEvent) -> Void] = [:]
+        /// Not an `EngineEvent` case: adding one breaks every exhaustive switch over them.
+        var echoPathHandlers: [UInt64: @Sendable (EchoPathEstimate) -> Void] = [:]
         var nextHandler: UInt64 = 0
         /// Set by `restart()` until its marker comes through the bus: the dead output's errors
         /// from before the restart may still be on their way and must not count as a new loss.
@@ -521,23 +523,77 @@ public final class AudioEngine: Sendable {
                 try? pad.link(to: sinkPad)
             })
         }
-        let compensation = echoPathCompensation
-        if compensation > .zero {
-            // A pad offset moves running time only: timestamps, and the uplink's frames, stay as captured.
-            try dsp.staticPad("sink").offset = -Int64(compensation.nanoseconds)
-        }
         let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, split: split, mute: mute,
-                            sink: sink, processing: processing, tokens: tokens)
+                            sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens)
+        if echoPathCompensation > .zero { try uplink.setEchoPathCompensation(echoPathCompensation) }
         // webrtcdsp restamps its output with running time, which the compensation moved earlier.
         let frameToken = try sink.onNewSample { [weak uplink] sample in
-            guard let buffer = sample.buffer else { return }
-            uplink?.countFrame()
+            guard let buffer = sample.buffer, let uplink else { return }
+            uplink.countFrame()
+            let compensation = uplink.echoPathCompensation
             onFrame(UplinkFrame(samples: buffer.int16Samples(), timestamp: buffer.pts.map { $0 + compensation }))
         }
         uplink.keep(frameToken)
+        if processing.echoCancel { try watchEchoPath(of: uplink, split: split) }
         for element in all { try element.syncStateWithParent() }
         return uplink
     }
+
+    /// Taps the far end (by play time) and the microphone (by capture time) for the echo-path
+    /// estimator, and moves the DSP's compensation to each delay it settles on.
+    private func watchEchoPath(of uplink: Uplink, split: Element) throws(GStreamerError) {
+        let latency = configuration.pipelineLatency
+        let estimator = EchoPathEstimator { [weak self, weak uplink] estimate in
+            guard let self, let uplink else { return }
+            self.apply(estimate, to: uplink)
+        }
+        let channels = EngineGraph.outputFormat.channels
+        // The mix's timestamps are running time; it plays `latency` later.
+        let farTap = try probe.staticPad("sink").addProbe(.buffer) { info in
+            if let buffer = info.buffer, let pts = buffer.pts {
+                estimator.recordFarEnd(buffer.int16Samples(), channels: channels, playTime: pts + latency)
+            }
+            return .ok
+        }
+        // Before the DSP and its pad offset: the capture timestamps as they are.
+        let micTap = try split.staticPad("src").addProbe(.buffer) { info in
+            if let buffer = info.buffer, let pts = buffer.pts {
+                estimator.recordMicrophone(buffer.int16Samples(), channels: 1, captureTime: pts)
+            }
+            return .ok
+        }
+        for tap in [farTap, micTap].compactMap({ $0 }) { uplink.keep(tap) }
+        uplink.attach(estimator)
+    }
+
+    /// Centres the canceller's window (about 5–50 ms past the compensation) on `estimate`, and tells the observers.
+    private func apply(_ estimate: EchoPathEstimate, to uplink: Uplink) {
+        let margin = ClockTime.milliseconds(25)
+        let compensation = estimate.delay > margin ? ClockTime(nanoseconds: estimate.delay.nanoseconds - margin.nanoseconds) : .zero
+        do {
+            try uplink.setEchoPathCompensation(compensation)
+        } catch {
+            logger.warning("could not move the echo canceller to the measured echo path: \(error)")
+            return
+        }
+        logger.info("echo path", metadata: ["delay": "\(estimate.delay)", "confidence": "\(estimate.confidence)",
+                                            "compensation": "\(compensation)"])
+        let handlers = state.withLock { Array($0.echoPathHandlers.values) }
+        for handler in handlers { handler(estimate) }
+    }
+
+    /// Calls `handler` with every echo path the estimator settles on (its own queue); keep the token.
+    public func observeEchoPath(_ handler: @escaping @Sendable (EchoPathEstimate) -> Void) -> EngineObservation {
+        let id = state.withLock { state -> UInt64 in
+            state.nextHandler += 1
+            state.echoPathHandlers[state.nextHandler] = handler
+            return state.nextHandler
+        }
+        return EngineObservation { [weak self] in self?.state.withLock { _ = $0.echoPathHandlers.removeValue(forKey: id) } }
+    }
+
+    /// The echo path in force on the microphone chain; nil without one, or before the estimator settled.
+    public var echoPath: EchoPathEstimate? { uplink?.echoPath }
 
     // MARK: Bus
 
