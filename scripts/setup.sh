@@ -18,6 +18,8 @@ packages=(
   pulseaudio-utils                    # pactl: plugging and unplugging devices
   espeak-ng                           # speech for tests and samples
   sox                                 # measuring what came out
+  python3-numpy                       # scripts/room/room.py: the real-time room between speaker and mic
+  python3-scipy                       # scripts/room/room.py: its convolution
 )
 
 missing=()
