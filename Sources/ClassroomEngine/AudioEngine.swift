@@ -456,6 +456,7 @@ public final class AudioEngine: Sendable {
     /// Tears the microphone chain down; the output chain is untouched.
     public func disconnectMicrophone() {
         guard let uplink = state.withLock({ state -> Uplink? in defer { state.uplink = nil }; return state.uplink }) else { return }
+        uplink.detachEchoPath()
         // Locked first, so a pipeline-wide state change cannot bring an element back up while it goes.
         for element in uplink.elements { element.isStateLocked = true }
         for element in uplink.elements.reversed() {
@@ -562,8 +563,7 @@ public final class AudioEngine: Sendable {
             }
             return .ok
         }
-        for tap in [farTap, micTap].compactMap({ $0 }) { uplink.keep(tap) }
-        uplink.attach(estimator)
+        uplink.attach(estimator, taps: [farTap, micTap].compactMap { $0 })
     }
 
     /// Centres the canceller's window (about 5–50 ms past the compensation) on `estimate`, and tells the observers.

@@ -30,6 +30,8 @@ public final class Uplink: Sendable {
     /// How much earlier the DSP treats frames now, in ns (the echo-path estimator moves it).
     private let compensationNanoseconds: Atomic<UInt64>
     private let estimator: Mutex<EchoPathEstimator?> = Mutex(nil)
+    /// The estimator's taps; the far-end one sits on the output chain, which outlives this chain.
+    private let echoPathTaps = Mutex<[PadProbe]>([])
     private let tokens: Mutex<[any AnyObject & Sendable]>
 
     init(source: MicrophoneSource, pushedInput: AppSource?, elements: [Element], dsp: Element, split: Element,
@@ -60,9 +62,16 @@ public final class Uplink: Sendable {
     /// The estimator's last confident analysis, settled or not.
     public var latestEchoPathAnalysis: EchoPathEstimate? { estimator.withLock { $0?.latest } }
 
-    func attach(_ echoPathEstimator: EchoPathEstimator) {
+    func attach(_ echoPathEstimator: EchoPathEstimator, taps: [PadProbe]) {
         estimator.withLock { $0 = echoPathEstimator }
+        echoPathTaps.withLock { $0 = taps }
         echoPathEstimator.start()
+    }
+
+    /// Stops the estimator and removes its taps (the chain is going); its last estimate stays readable.
+    func detachEchoPath() {
+        estimator.withLock { $0?.stop() }
+        for tap in echoPathTaps.withLock({ taps in defer { taps = [] }; return taps }) { tap.remove() }
     }
 
     /// Moves the DSP's view of the microphone `compensation` earlier. A pad offset moves running
@@ -74,7 +83,7 @@ public final class Uplink: Sendable {
         try split.staticPad("src").offset = -Int64(compensation.nanoseconds)
     }
 
-    deinit { estimator.withLock { $0?.stop() } }
+    deinit { detachEchoPath() }
 
     /// Mutes or unmutes what goes up (interruptions); the chain keeps running so the DSP stays converged.
     public func setMuted(_ muted: Bool) throws(EngineError) {
