@@ -28,23 +28,24 @@ public enum EchoPathMeasurement {
         let energies = FrameEnergies()
         let firstMic = Mutex<ClockTime?>(nil)
         let estimateTime = Mutex<ClockTime?>(nil)
-        let echoPathWatch = engine.observeEchoPath { _ in
-            estimateTime.withLock { $0 = $0 ?? engine.runningTime }
+        // Weak: the engine keeps these closures, and a strong capture kept the whole engine alive (leaks tracer).
+        let echoPathWatch = engine.observeEchoPath { [weak engine] _ in
+            estimateTime.withLock { $0 = $0 ?? engine?.runningTime }
         }
         defer { echoPathWatch.cancel() }
-        let uplink = try engine.connectMicrophone(.pushed, processing: processing) { frame in
+        let uplink = try engine.connectMicrophone(.pushed, processing: processing) { [weak engine] frame in
             guard let pts = frame.timestamp else { return }
-            if let now = engine.runningTime { energies.recordDelay(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0) }
+            if let now = engine?.runningTime { energies.recordDelay(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0) }
             energies.recordUplink(pts, frame.samples)
         }
         guard let mic = uplink.pushedInput else { throw MeasurementError("the pushed microphone has no input") }
         let shift = engine.outputLatency + echoDelay
-        let tap = try engine.tapOutput { buffer in
+        let tap = try engine.tapOutput { [weak engine] buffer in
             guard let pts = buffer.pts else { return }
             let stereo = buffer.int16Samples()
             var mono = [Int16](repeating: 0, count: stereo.count / 2)
             for index in mono.indices { mono[index] = Int16(Double(stereo[index * 2]) * gain) }
-            firstMic.withLock { $0 = $0 ?? engine.runningTime }
+            firstMic.withLock { $0 = $0 ?? engine?.runningTime }
             energies.recordMicrophone(pts + shift, mono)
             _ = try? mic.push(mono, pts: pts + shift)
         }
