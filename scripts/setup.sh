@@ -32,6 +32,8 @@ packages=(
   dbus-bin                            # dbus-monitor: the tests watch the Seeked signal with it
   libglib2.0-bin                      # gdbus: the D-Bus bindings' tests call the exported object with it
   prometheus                          # promtool check metrics, and a real scraper in the tests
+  python3-numpy                       # scripts/room/room.py: the real-time room between speaker and mic
+  python3-scipy                       # scripts/room/room.py: its convolution
 )
 
 missing=()

@@ -31,19 +31,18 @@ public final class AudioEngine: Sendable {
         ///
         /// The echo path is the time from a sample being played (running time + output latency)
         /// to its echo being captured: speaker-to-mic distance plus whatever the devices' latency
-        /// reports leave out. The canceller only removes echo whose path lies from about 3 ms
-        /// below this value to about 45 ms above it. Measured through the engine (ERLE, speech,
-        /// −6 dB echo) with 8 ms: 7.5 dB at 3 ms, 60 dB from 5 to 50 ms, 50 dB at 53 ms; with
-        /// 50 ms: only paths of 45–90 ms. Set it from the kiosk's measured echo path when that
-        /// is outside 5–53 ms.
-        public var echoPathCompensation: ClockTime = .milliseconds(8)
+        /// reports leave out. The canceller removes echo whose path lies from about 5 ms above this
+        /// value to about 50 ms above it. Measured through the engine (ERLE, speech, −6 dB echo,
+        /// 10 ms wait): with 0: 18 dB at 2 ms, 61 dB at 5–50 ms, 15 dB at 55 ms; with 150: 16 dB
+        /// at 150 ms, 61 dB at 190 ms; with 395: 61 dB at 400 ms. The echo-path estimator moves it.
+        public var echoPathCompensation: ClockTime = .zero
         /// How long after its capture time a microphone frame waits before the DSP processes it.
         ///
         /// webrtcdsp takes the far end for a frame from the echo probe when it processes the frame;
-        /// a frame processed as soon as it is captured finds the probe without the far end it
-        /// needs yet, and nothing is cancelled (measured: −9 dB "ERLE" at any echo path). The wait
-        /// plus `echoPathCompensation` must be at least about 55 ms (measured: 35 ms fails, 58 ms
-        /// works). Nil: 60 ms minus `echoPathCompensation`. It delays the uplink by as much.
+        /// the far end for an echo path of 5 ms reaches the probe about 5 ms after the frame's
+        /// capture time (the mix reaches the probe about as late as the pipeline latency allows).
+        /// A live microphone delivers a 10 ms frame 10 ms after its capture time anyway.
+        /// Nil: 10 ms. It delays the uplink by as much.
         public var echoReferenceWait: ClockTime?
         /// Defaults.
         public init() {}
@@ -78,6 +77,8 @@ public final class AudioEngine: Sendable {
         var uplink: Uplink?
         var running = false
         var eventHandlers: [UInt64: @Sendable (EngineEvent) -> Void] = [:]
+        /// Not an `EngineEvent` case: adding one breaks every exhaustive switch over them.
+        var echoPathHandlers: [UInt64: @Sendable (EchoPathEstimate) -> Void] = [:]
         var nextHandler: UInt64 = 0
         /// Set by `restart()` until its marker comes through the bus: the dead output's errors
         /// from before the restart may still be on their way and must not count as a new loss.
@@ -120,7 +121,16 @@ public final class AudioEngine: Sendable {
             buffers.withLock { $0 = min($0 + 1, 2) }
             return .ok
         }
-        outputGuard.withLock { $0 = [guardProbe, counter].compactMap { $0 } }
+        // webrtcechoprobe serves each mic frame the far end that plays `delay` ms after it, where
+        // `delay` is its upstream latency (50 ms here), and that far end reaches it only then: every
+        // frame had to wait ~55 ms. Answering 0 makes it serve by timestamp alone (measured: 61 dB
+        // with a 10 ms wait instead of 52).
+        let lookahead = (try? probe.staticPad("src"))?.addProbe(.queryUpstream) { info in
+            guard let query = info.query, query.isLatency else { return .ok }
+            query.answerLatency(live: true, min: .zero, max: nil)
+            return .handled
+        }
+        outputGuard.withLock { $0 = [guardProbe, counter, lookahead].compactMap { $0 } }
     }
 
     private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)
@@ -256,7 +266,7 @@ public final class AudioEngine: Sendable {
 
     /// How long a microphone frame waits before it is processed (see `Configuration.echoReferenceWait`).
     public var echoReferenceWait: ClockTime {
-        configuration.echoReferenceWait ?? .milliseconds(60) - configuration.echoPathCompensation
+        configuration.echoReferenceWait ?? .milliseconds(10)
     }
 
     /// Calls `handler` with every engine event; keep the token.
@@ -446,6 +456,7 @@ public final class AudioEngine: Sendable {
     /// Tears the microphone chain down; the output chain is untouched.
     public func disconnectMicrophone() {
         guard let uplink = state.withLock({ state -> Uplink? in defer { state.uplink = nil }; return state.uplink }) else { return }
+        uplink.detachEchoPath()
         // Locked first, so a pipeline-wide state change cannot bring an element back up while it goes.
         for element in uplink.elements { element.isStateLocked = true }
         for element in uplink.elements.reversed() {
@@ -491,7 +502,7 @@ public final class AudioEngine: Sendable {
             try ElementFactory.make("audioresample", name: "mic-resample"),
             try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
             // Every frame is processed `echoReferenceWait` after its capture time, when the echo
-            // probe holds the far end it needs; files and pushed samples are also played in real time by it.
+            // probe holds the far end it needs; files and pushed samples are also paced in real time by it.
             try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds))]),
             split, dsp,
             try ElementFactory.make("level", name: EngineGraph.micLevel, properties: ["interval": .time(configuration.levelInterval)]),
@@ -513,23 +524,76 @@ public final class AudioEngine: Sendable {
                 try? pad.link(to: sinkPad)
             })
         }
-        let compensation = echoPathCompensation
-        if compensation > .zero {
-            // A pad offset moves running time only: timestamps, and the uplink's frames, stay as captured.
-            try dsp.staticPad("sink").offset = -Int64(compensation.nanoseconds)
-        }
         let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, split: split, mute: mute,
-                            sink: sink, processing: processing, tokens: tokens)
+                            sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens)
+        if echoPathCompensation > .zero { try uplink.setEchoPathCompensation(echoPathCompensation) }
         // webrtcdsp restamps its output with running time, which the compensation moved earlier.
         let frameToken = try sink.onNewSample { [weak uplink] sample in
-            guard let buffer = sample.buffer else { return }
-            uplink?.countFrame()
+            guard let buffer = sample.buffer, let uplink else { return }
+            uplink.countFrame()
+            let compensation = uplink.echoPathCompensation
             onFrame(UplinkFrame(samples: buffer.int16Samples(), timestamp: buffer.pts.map { $0 + compensation }))
         }
         uplink.keep(frameToken)
+        if processing.echoCancel { try watchEchoPath(of: uplink, split: split) }
         for element in all { try element.syncStateWithParent() }
         return uplink
     }
+
+    /// Taps the far end (by play time) and the microphone (by capture time) for the echo-path
+    /// estimator, and moves the DSP's compensation to each delay it settles on.
+    private func watchEchoPath(of uplink: Uplink, split: Element) throws(GStreamerError) {
+        let latency = configuration.pipelineLatency
+        let estimator = EchoPathEstimator { [weak self, weak uplink] estimate in
+            guard let self, let uplink else { return }
+            self.apply(estimate, to: uplink)
+        }
+        let channels = EngineGraph.outputFormat.channels
+        // The mix's timestamps are running time; it plays `latency` later.
+        let farTap = try probe.staticPad("sink").addProbe(.buffer) { info in
+            if let buffer = info.buffer, let pts = buffer.pts {
+                estimator.recordFarEnd(buffer.int16Samples(), channels: channels, playTime: pts + latency)
+            }
+            return .ok
+        }
+        // Before the DSP and its pad offset: the capture timestamps as they are.
+        let micTap = try split.staticPad("src").addProbe(.buffer) { info in
+            if let buffer = info.buffer, let pts = buffer.pts {
+                estimator.recordMicrophone(buffer.int16Samples(), channels: 1, captureTime: pts)
+            }
+            return .ok
+        }
+        uplink.attach(estimator, taps: [farTap, micTap].compactMap { $0 })
+    }
+
+    /// Centres the canceller's window (about 5–50 ms past the compensation) on `estimate`, and tells the observers.
+    private func apply(_ estimate: EchoPathEstimate, to uplink: Uplink) {
+        let margin = ClockTime.milliseconds(25)
+        let compensation = estimate.delay > margin ? ClockTime(nanoseconds: estimate.delay.nanoseconds - margin.nanoseconds) : .zero
+        do {
+            try uplink.setEchoPathCompensation(compensation)
+        } catch {
+            logger.warning("could not move the echo canceller to the measured echo path: \(error)")
+            return
+        }
+        logger.info("echo path", metadata: ["delay": "\(estimate.delay)", "confidence": "\(estimate.confidence)",
+                                            "compensation": "\(compensation)"])
+        let handlers = state.withLock { Array($0.echoPathHandlers.values) }
+        for handler in handlers { handler(estimate) }
+    }
+
+    /// Calls `handler` with every echo path the estimator settles on (its own queue); keep the token.
+    public func observeEchoPath(_ handler: @escaping @Sendable (EchoPathEstimate) -> Void) -> EngineObservation {
+        let id = state.withLock { state -> UInt64 in
+            state.nextHandler += 1
+            state.echoPathHandlers[state.nextHandler] = handler
+            return state.nextHandler
+        }
+        return EngineObservation { [weak self] in self?.state.withLock { _ = $0.echoPathHandlers.removeValue(forKey: id) } }
+    }
+
+    /// The echo path in force on the microphone chain; nil without one, or before the estimator settled.
+    public var echoPath: EchoPathEstimate? { uplink?.echoPath }
 
     // MARK: Bus
 

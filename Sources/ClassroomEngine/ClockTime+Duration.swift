@@ -8,3 +8,10 @@ extension ClockTime {
         self.init(nanoseconds: UInt64(max(0, total)))
     }
 }
+
+extension ClockTime {
+    /// The absolute difference between two times.
+    func distance(to other: ClockTime) -> ClockTime {
+        ClockTime(nanoseconds: nanoseconds > other.nanoseconds ? nanoseconds - other.nanoseconds : other.nanoseconds - nanoseconds)
+    }
+}

@@ -27,10 +27,16 @@ public final class Uplink: Sendable {
     let sink: AppSink
     private let processing: Mutex<VoiceProcessing>
     private let frames = Atomic<Int>(0)
+    /// How much earlier the DSP treats frames now, in ns (the echo-path estimator moves it).
+    private let compensationNanoseconds: Atomic<UInt64>
+    private let estimator: Mutex<EchoPathEstimator?> = Mutex(nil)
+    /// The estimator's taps; the far-end one sits on the output chain, which outlives this chain.
+    private let echoPathTaps = Mutex<[PadProbe]>([])
     private let tokens: Mutex<[any AnyObject & Sendable]>
 
     init(source: MicrophoneSource, pushedInput: AppSource?, elements: [Element], dsp: Element, split: Element,
-         mute: Element, sink: AppSink, processing: VoiceProcessing, tokens: [any AnyObject & Sendable]) {
+         mute: Element, sink: AppSink, processing: VoiceProcessing, compensation: ClockTime, tokens: [any AnyObject & Sendable]) {
+        compensationNanoseconds = Atomic(compensation.nanoseconds)
         self.source = source; self.pushedInput = pushedInput; self.elements = elements
         self.dsp = dsp; self.split = split; self.mute = mute; self.sink = sink
         self.processing = Mutex(processing)
@@ -46,6 +52,38 @@ public final class Uplink: Sendable {
     func countFrame() { frames.add(1, ordering: .relaxed) }
 
     func keep(_ token: any AnyObject & Sendable) { tokens.withLock { $0.append(token) } }
+
+    /// How much earlier than its capture time the DSP treats each frame now.
+    public var echoPathCompensation: ClockTime { ClockTime(nanoseconds: compensationNanoseconds.load(ordering: .acquiring)) }
+
+    /// The echo path the estimator settled on (two analyses agreeing); nil until then.
+    public var echoPath: EchoPathEstimate? { estimator.withLock { $0?.applied } }
+
+    /// The estimator's last confident analysis, settled or not.
+    public var latestEchoPathAnalysis: EchoPathEstimate? { estimator.withLock { $0?.latest } }
+
+    func attach(_ echoPathEstimator: EchoPathEstimator, taps: [PadProbe]) {
+        estimator.withLock { $0 = echoPathEstimator }
+        echoPathTaps.withLock { $0 = taps }
+        echoPathEstimator.start()
+    }
+
+    /// Stops the estimator and removes its taps (the chain is going); its last estimate stays readable.
+    func detachEchoPath() {
+        estimator.withLock { $0?.stop() }
+        for tap in echoPathTaps.withLock({ taps in defer { taps = [] }; return taps }) { tap.remove() }
+    }
+
+    /// Moves the DSP's view of the microphone `compensation` earlier. A pad offset moves running
+    /// time only, so the probe serves older far end and the frames keep their capture timestamps.
+    /// On the framer's source pad: a source pad re-sends its segment with a new offset on the next
+    /// push; a new offset on the DSP's sink pad while playing left no uplink frame lined up with its mic frame (measured).
+    func setEchoPathCompensation(_ compensation: ClockTime) throws(GStreamerError) {
+        compensationNanoseconds.store(compensation.nanoseconds, ordering: .releasing)
+        try split.staticPad("src").offset = -Int64(compensation.nanoseconds)
+    }
+
+    deinit { detachEchoPath() }
 
     /// Mutes or unmutes what goes up (interruptions); the chain keeps running so the DSP stays converged.
     public func setMuted(_ muted: Bool) throws(EngineError) {

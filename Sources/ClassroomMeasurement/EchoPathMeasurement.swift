@@ -13,23 +13,39 @@ public enum EchoPathMeasurement {
     /// (above −50 dBFS) from `settle` after the first one. Runs in real time (about 13 s).
     public static func erle(processing: VoiceProcessing, echoDelay: ClockTime, gain: Double = 0.5, settle: ClockTime,
                             configuration: AudioEngine.Configuration = .init(), logger: Logger) async throws -> Double {
+        try await run(processing: processing, echoDelay: echoDelay, gain: gain, settle: settle, configuration: configuration, logger: logger).erle
+    }
+
+    /// The full run: ERLE after `settle`, ERLE per 500 ms window, the engine's echo-path estimate
+    /// and when it came, and the uplink's added delay.
+    public static func run(processing: VoiceProcessing, echoDelay: ClockTime, gain: Double = 0.5, settle: ClockTime,
+                           configuration: AudioEngine.Configuration = .init(), logger: Logger) async throws -> EchoPathResult {
         let engine = try AudioEngine(output: .discard, configuration: configuration, logger: logger)
         try engine.start()
         defer { engine.stop() }
         let rtcFormat = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let farEnd = try engine.addRTCInput(id: "rtc-teacher", format: rtcFormat)
         let energies = FrameEnergies()
-        let uplink = try engine.connectMicrophone(.pushed, processing: processing) { frame in
+        let firstMic = Mutex<ClockTime?>(nil)
+        let estimateTime = Mutex<ClockTime?>(nil)
+        // Weak: the engine keeps these closures, and a strong capture kept the whole engine alive (leaks tracer).
+        let echoPathWatch = engine.observeEchoPath { [weak engine] _ in
+            estimateTime.withLock { $0 = $0 ?? engine?.runningTime }
+        }
+        defer { echoPathWatch.cancel() }
+        let uplink = try engine.connectMicrophone(.pushed, processing: processing) { [weak engine] frame in
             guard let pts = frame.timestamp else { return }
+            if let now = engine?.runningTime { energies.recordDelay(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0) }
             energies.recordUplink(pts, frame.samples)
         }
         guard let mic = uplink.pushedInput else { throw MeasurementError("the pushed microphone has no input") }
         let shift = engine.outputLatency + echoDelay
-        let tap = try engine.tapOutput { buffer in
+        let tap = try engine.tapOutput { [weak engine] buffer in
             guard let pts = buffer.pts else { return }
             let stereo = buffer.int16Samples()
             var mono = [Int16](repeating: 0, count: stereo.count / 2)
             for index in mono.indices { mono[index] = Int16(Double(stereo[index * 2]) * gain) }
+            firstMic.withLock { $0 = $0 ?? engine?.runningTime }
             energies.recordMicrophone(pts + shift, mono)
             _ = try? mic.push(mono, pts: pts + shift)
         }
@@ -41,17 +57,32 @@ public enum EchoPathMeasurement {
         while !pump.finished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .milliseconds(400))
         tap?.remove()
+        let estimate = engine.echoPath
 
         let micEnergy = energies.microphone.withLock { $0 }
         let outEnergy = energies.uplink.withLock { $0 }
         guard let first = micEnergy.keys.min() else { throw MeasurementError("no microphone frames") }
         var inSum = 0.0, outSum = 0.0, frames = 0
-        for (pts, energy) in micEnergy where pts >= first + settle && energy > 480 * 100 * 100 {   // far end active (> −50 dBFS)
+        var windows: [Int: (Double, Double)] = [:]
+        for (pts, energy) in micEnergy where energy > 480 * 100 * 100 {   // far end active (> −50 dBFS)
             guard let out = outEnergy[pts] else { continue }
+            let window = Int((pts.nanoseconds - first.nanoseconds) / 500_000_000)
+            windows[window, default: (0, 0)].0 += energy
+            windows[window, default: (0, 0)].1 += out
+            guard pts >= first + settle else { continue }
             inSum += energy; outSum += out; frames += 1
         }
         guard frames > 100 else { throw MeasurementError("only \(frames) frames with far-end speech matched") }
-        return 10 * log10(inSum / max(outSum, 1))
+        let windowERLE = windows.keys.sorted().compactMap { key -> Double? in
+            guard let (input, output) = windows[key], input > 480 * 100 * 100 * 10 else { return nil }
+            return 10 * log10(input / max(output, 1))
+        }
+        let after = estimateTime.withLock { $0 }.flatMap { time in
+            firstMic.withLock { $0 }.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 }
+        }
+        return EchoPathResult(erle: 10 * log10(inSum / max(outSum, 1)), minimumWindowERLE: windowERLE.min() ?? 0,
+                              windowERLE: windowERLE, estimate: estimate, estimateAfter: after,
+                              uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) })
     }
 }
 
@@ -60,6 +91,9 @@ public enum EchoPathMeasurement {
 private final class FrameEnergies: Sendable {
     let microphone = Mutex<[ClockTime: Double]>([:])
     let uplink = Mutex<[ClockTime: Double]>([:])
+    let delays = Mutex<[UInt64]>([])
+
+    func recordDelay(_ nanoseconds: UInt64) { delays.withLock { $0.append(nanoseconds) } }
 
     func recordMicrophone(_ pts: ClockTime, _ samples: [Int16]) {
         let energy = Self.energy(samples)

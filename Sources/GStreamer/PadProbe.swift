@@ -81,11 +81,17 @@ public struct ProbeQuery: @unchecked Sendable {
     public var isCaps: Bool { gstQuery.pointee.type == GST_QUERY_CAPS }
     /// True for an ACCEPT_CAPS query (`GST_QUERY_ACCEPT_CAPS`).
     public var isAcceptCaps: Bool { gstQuery.pointee.type == GST_QUERY_ACCEPT_CAPS }
+    /// True for a LATENCY query (`GST_QUERY_LATENCY`).
+    public var isLatency: Bool { gstQuery.pointee.type == GST_QUERY_LATENCY }
 
     /// Answers a CAPS query (wraps `gst_query_set_caps_result`).
     public func answerCaps(_ caps: Caps) { gst_query_set_caps_result(gstQuery, caps.gstCaps) }
     /// Answers an ACCEPT_CAPS query (wraps `gst_query_set_accept_caps_result`).
     public func answerAcceptCaps(_ accepted: Bool) { gst_query_set_accept_caps_result(gstQuery, accepted ? 1 : 0) }
+    /// Answers a LATENCY query; a nil `max` is unbounded (wraps `gst_query_set_latency`).
+    public func answerLatency(live: Bool, min: ClockTime, max: ClockTime?) {
+        gst_query_set_latency(gstQuery, live ? 1 : 0, min.gst, max?.gst ?? GstClockTime.max)
+    }
 }
 
 /// A registered pad probe; removing it (or dropping the token) undoes it (wraps `gst_pad_add_probe` / `gst_pad_remove_probe`).

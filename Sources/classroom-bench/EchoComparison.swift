@@ -15,7 +15,7 @@ enum EchoComparison {
     static let pulseMethod = """
         The same speech and the same echo (delayed, −6 dB) played on the private PulseAudio server: speech into \
         module-echo-cancel aec_method=webrtc's sink, the echo into a null sink whose monitor is the canceller's source \
-        master, both recorded; aec_args "\(PulseEchoCanceller.arguments)" (AEC, NS, HPF and digital AGC: the voice \
+        master, both recorded; aec_args "\(PulseEchoCanceller.arguments)" (AEC, NS and HPF, no AGC: the voice \
         profile's features). ERLE = 10·log10(ΣE_mic / ΣE_processed) over the recording from 2 s after the echo starts. \
         PulseAudio estimates the alignment itself from its streams' latencies, so its figure varies from run to run.
         """

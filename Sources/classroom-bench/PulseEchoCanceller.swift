@@ -14,9 +14,10 @@ import Synchronization
 /// All four streams are in one pipeline on one clock. Unlike the engine measurement, PulseAudio
 /// has to find the alignment itself from its streams' latencies, as it would on a kiosk.
 struct PulseEchoCanceller {
-    /// What the canceller runs: the voice profile's features (AEC, NS, HPF on by default) with
-    /// digital AGC; analog AGC off, because it turns the master source's volume down and so changes the mic itself.
-    static let arguments = "analog_gain_control=0 digital_gain_control=1"
+    /// What the canceller runs: the voice profile's features (AEC, NS, HPF on by default) and, like
+    /// it, no AGC: analog AGC turns the master source's volume down and so changes the mic itself,
+    /// digital AGC lifts residual echo while the canceller converges.
+    static let arguments = "analog_gain_control=0 digital_gain_control=0"
 
     private let modules: [String]
     private let sink: String

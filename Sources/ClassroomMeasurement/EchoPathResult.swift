@@ -1,0 +1,26 @@
+import ClassroomEngine
+import GStreamer
+
+/// What one echo run through the engine measured.
+public struct EchoPathResult: Sendable {
+    /// ERLE in dB over the far-end frames from the settle time on.
+    public let erle: Double
+    /// The lowest ERLE of any 500 ms window with far-end speech, from the first frame on (convergence included).
+    public let minimumWindowERLE: Double
+    /// Each 500 ms window's ERLE, in order.
+    public let windowERLE: [Double]
+    /// The echo path the engine settled on, if any.
+    public let estimate: EchoPathEstimate?
+    /// Seconds from the first microphone frame to the estimate being applied.
+    public let estimateAfter: Double?
+    /// Every frame's time from its capture timestamp to its uplink callback, shortest first.
+    public let uplinkDelays: [ClockTime]
+
+    /// The longest uplink delay.
+    public var maximumUplinkDelay: ClockTime { uplinkDelays.last ?? .zero }
+
+    /// The uplink delay 99 % of frames stay within.
+    public var uplinkDelay99: ClockTime {
+        uplinkDelays.isEmpty ? .zero : uplinkDelays[min(uplinkDelays.count - 1, uplinkDelays.count * 99 / 100)]
+    }
+}
