@@ -32,7 +32,10 @@ extension PlayerRun {
             ("route", resolved.route.json), ("override", .string(sessionState.portOverride.rawValue)),
             ("interrupted", .bool(resolved.isInterrupted)),
         ])))
-        fields.append(("mic", .object([("connected", .bool(uplink != nil)), ("source", .maybe(uplink?.source.description)),
+        let echoPath = controller.engine.echoPath.map { estimate -> JSON in
+            .object([("delay_ms", .number(Double(estimate.delay.nanoseconds) / 1e6)), ("confidence", .number(estimate.confidence))])
+        }
+        fields.append(("mic", .object([("connected", .bool(uplink != nil)), ("source", .maybe(uplink?.source.description)), ("echo_path", echoPath ?? .null),
                                        ("frames", .number(Double(uplink?.framesDelivered ?? 0))), ("muted", .bool(uplink?.isMuted ?? false))])))
         fields.append(("levels", .object([("output_db", .maybe(meter.latest(EngineGraph.outputLevel))), ("mic_db", .maybe(uplink == nil ? nil : meter.latest(EngineGraph.micLevel)))])))
         fields.append(("leases", .array(sessionState.leases.map { .object([("owner", .string($0.owner)), ("need", .string($0.requirement.rawValue))]) })))

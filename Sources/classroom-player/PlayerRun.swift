@@ -137,7 +137,11 @@ final class PlayerRun: Sendable {
             room?.followSession()
         }
         let engineToken = controller.engine.observe { [weak self] event in self?.handle(event) }
-        state.withLock { $0.tokens += [sessionToken, engineToken] }
+        // The echo path the engine measured, each time it applies a new one.
+        let echoToken = controller.engine.observeEchoPath { [events] estimate in
+            events.emit("echo-path", [("delay_ms", .number(Double(estimate.delay.nanoseconds) / 1e6)), ("confidence", .number(estimate.confidence))])
+        }
+        state.withLock { $0.tokens += [sessionToken, engineToken, echoToken] }
         do {
             try controller.start()
         } catch {
