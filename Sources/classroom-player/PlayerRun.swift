@@ -72,11 +72,11 @@ final class PlayerRun: Sendable {
     let uplink: UplinkSender?
     let peers: PeerRoster
     let room: RoomPresence?
-    private let followers: [any RunFollower]
+    let followers: [any RunFollower]
     let meter = LevelMeter()
     let state: Mutex<State>
     let commands = DispatchQueue(label: "classroom-player.commands")
-    private let ended = DispatchSemaphore(value: 0)
+    let ended = DispatchSemaphore(value: 0)
     /// How much earlier than its declared duration a lesson may end and still have played to its end.
     static let truncationTolerance = 0.5
 
@@ -164,7 +164,7 @@ final class PlayerRun: Sendable {
         return tearDown()
     }
 
-    private func startPlaying() throws(PlayerError) {
+    func startPlaying() throws(PlayerError) {
         let session = controller.session
         // The courseware is primary playback; the live feed makes RTC live (the session's RTC policy applies).
         let courseware = try? session.lease(.playback, owner: "courseware")
@@ -280,7 +280,7 @@ final class PlayerRun: Sendable {
     }
 
     @discardableResult
-    private func tearDown() -> Outcome {
+    func tearDown() -> Outcome {
         let (timers, control, snapshotter) = state.withLock { state in
             defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil }
             return (state.timers, state.control, state.snapshotter)
@@ -326,69 +326,6 @@ final class PlayerRun: Sendable {
     /// The number of events and alarms written.
     var eventCounts: (events: Int, alarms: Int) { (events.count, events.alarmCount) }
 
-    // MARK: Lesson and engine events
-
-    func handle(_ event: LessonPlayer.Event, from lesson: LessonPlayer?) {
-        commands.async { [self] in
-            // A lesson replaced by `load` is stopped; what it still says is not about the lesson now.
-            guard let lesson, state.withLock({ $0.lesson === lesson }) else { return }
-            switch event {
-            case .ended:
-                let (position, duration) = state.withLock { ($0.lesson?.position?.seconds, $0.lesson?.duration?.seconds) }
-                // Ending well before its declared length is a truncated or damaged file, not the end of the lesson.
-                if let position, let duration, position < duration - PlayerRun.truncationTolerance {
-                    lessonBroke("the lesson ended at \(String(format: "%.1f", position)) s of its \(String(format: "%.1f", duration)) s: the file is truncated or damaged")
-                    return
-                }
-                state.withLock { $0.lessonState = .ended }
-                events.emit("lesson-ended", [("position", .maybe(position))])
-                checkCompletion()
-            case .failed(let why):
-                // While it loads, `startPlaying` reports the failure, classified, once.
-                guard state.withLock({ $0.lessonState }) != .loading else { return }
-                lessonBroke(why)
-            }
-        }
-    }
-
-    private func handle(_ event: EngineEvent) {
-        switch event {
-        case .level(let meterName, let rms, let peak, _):
-            meter.record(meter: meterName, rms: rms)
-            if meterName == EngineGraph.outputLevel {
-                meter.add(rms: rms, peak: peak, seconds: controller.engine.configuration.levelInterval.seconds)
-                for follower in followers { follower.outputAdvanced() }
-            }
-        case .error(let element, let message, _):
-            events.emit("engine-error", [("element", .string(element)), ("message", .string(message))])
-        case .outputLost(let why):
-            events.emit("output-lost", [("message", .string(why))])
-        case .warning, .outputStateRequested:
-            break
-        }
-    }
-
-    // MARK: Timeline
-
-    private func schedule(_ timeline: Timeline) {
-        let start = DispatchTime.now()
-        state.withLock { $0.pendingSteps = timeline.steps.count }
-        for step in timeline.steps {
-            commands.asyncAfter(deadline: start + .nanoseconds(Int(step.at * 1e9))) { [weak self] in
-                guard let self, self.state.withLock({ $0.ending == nil }) else { return }
-                var fields: [(String, JSON)] = [("step", .number(Double(step.number))), ("at", .number(step.at)), ("do", .string(step.command.verb))]
-                do throws(CommandError) {
-                    fields += [("ok", .bool(true))] + (try self.execute(step.command, from: "timeline step \(step.number)"))
-                } catch {
-                    fields += [("ok", .bool(false)), ("error", .string(error.code.rawValue)), ("message", .string(error.message))]
-                }
-                self.events.emit("step", fields)
-                self.state.withLock { $0.pendingSteps -= 1 }
-                self.checkCompletion()
-            }
-        }
-    }
-
     // MARK: Control
 
     /// Answers one control line (standard input or the socket) with one JSON line.
@@ -420,7 +357,7 @@ final class PlayerRun: Sendable {
 
     // MARK: Snapshots
 
-    private func startSnapshots(_ snapshots: (directory: URL, interval: Double)) {
+    func startSnapshots(_ snapshots: (directory: URL, interval: Double)) {
         guard let lesson = state.withLock({ $0.lesson }) else { return }
         let snapshotter = Snapshotter(lesson: lesson, directory: snapshots.directory, interval: snapshots.interval)
         state.withLock { $0.snapshotter = snapshotter }

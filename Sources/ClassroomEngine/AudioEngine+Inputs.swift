@@ -1,0 +1,83 @@
+import Foundation
+import GStreamer
+
+/// The engine's inputs: the courseware, RTC peers and effects, each an appsrc branch into the mixer,
+/// added and removed while playing.
+extension AudioEngine {
+    // MARK: Inputs
+
+    /// Adds an input in `format` and mixes it from now on (also while playing).
+    public func addInput(id: String, kind: AudioInput.Kind, format: AudioFormat) throws(EngineError) -> AudioInput {
+        guard format.interleaved, [1, 2].contains(format.channels), (8_000...192_000).contains(format.rate) else {
+            throw .unsupportedFormat(format, reason: "inputs must be interleaved mono or stereo between 8 and 192 kHz")
+        }
+        if state.withLock({ $0.inputs[id] != nil }) { throw .duplicateInput(id) }
+        let input = try EngineError.wrap { () throws(GStreamerError) in try makeInput(id: id, kind: kind, format: format) }
+        state.withLock { $0.inputs[id] = input }
+        logger.info("input added", metadata: ["input": "\(id)", "kind": "\(kind.rawValue)", "format": "\(format)"])
+        return input
+    }
+
+    /// Adds an RTC participant's input: what the RTC SDK pushes decoded PCM into.
+    public func addRTCInput(id: String, format: AudioFormat) throws(EngineError) -> AudioInput {
+        try addInput(id: id, kind: .rtc, format: format)
+    }
+
+    /// Removes an input while playing; later pushes to it are refused with `inputRemoved`.
+    public func removeInput(id: String) throws(EngineError) {
+        guard let input = state.withLock({ $0.inputs.removeValue(forKey: id) }) else { throw .unknownInput(id) }
+        input.markRemoved()
+        try EngineError.wrap { () throws(GStreamerError) in
+            // The recipe measured gapless (GSTREAMER-NOTES §2): unlink, stop the branch, and only
+            // then release the mixer's pad.
+            if let last = input.elements.last { try last.staticPad("src").unlink(from: input.mixerPad) }
+            for element in input.elements { element.isStateLocked = true }
+            for element in input.elements.reversed() {
+                try element.setState(.null)
+                try pipeline.remove(element)
+            }
+            mixer.releaseRequestPad(input.mixerPad)
+        }
+        logger.info("input removed", metadata: ["input": "\(id)"])
+    }
+
+    /// The inputs being mixed.
+    public var inputs: [AudioInput] { state.withLock { Array($0.inputs.values) } }
+
+    /// The input called `id`.
+    public func input(id: String) -> AudioInput? { state.withLock { $0.inputs[id] } }
+
+    func makeInput(id: String, kind: AudioInput.Kind, format: AudioFormat) throws(GStreamerError) -> AudioInput {
+        let source = try AppSource.make(name: "\(id)-src")
+        // Live, timestamped by AudioInput (contiguous, anchored to the running time on arrival):
+        // a push plays `pipelineLatency` later.
+        // Bounded in bytes: appsrc's queued-time figure trails what is really queued (measured 50 ms
+        // reported with 2 s queued), so the byte limit is what keeps memory bounded.
+        let queueBytes = Int(configuration.inputQueue.nanoseconds * UInt64(format.rate) / 1_000_000_000) * format.bytesPerFrame
+        try source.configure(audio: format, isLive: true, doTimestamp: false,
+                             limits: .init(bytes: queueBytes), whenFull: .dropOldest)
+        var elements: [Element] = [
+            source,
+            try ElementFactory.make("audioconvert", name: "\(id)-convert"),
+            try ElementFactory.make("audioresample", name: "\(id)-resample"),
+            // The mixer converts channels and format but not rate.
+            try ElementFactory.make("capsfilter", name: "\(id)-format", properties: ["caps": .caps(EngineGraph.outputFormat.caps)]),
+        ]
+        var duck: VolumeControl?
+        if kind == .courseware {
+            // The courseware's own level, before ducking: the mediaSuppressed monitor compares it with the output.
+            elements.append(try ElementFactory.make("level", name: "\(id)-level", properties: ["interval": .time(configuration.levelInterval)]))
+            let control = try VolumeControl(name: "\(id)-duck", initial: 1.0)
+            elements.append(control.element)
+            duck = control
+        }
+        try pipeline.addLinked(elements)
+        let pad = try mixer.requestPad("sink_%u")
+        guard let last = elements.last else { throw .failed("empty input branch") }
+        try last.staticPad("src").link(to: pad)
+        for element in elements { try element.syncStateWithParent() }
+        let pipeline = self.pipeline
+        return AudioInput(id: id, kind: kind, format: format, source: source, elements: elements, mixerPad: pad, duck: duck,
+                          clock: { pipeline.currentRunningTime })
+    }
+}

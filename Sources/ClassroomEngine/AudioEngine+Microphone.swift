@@ -1,0 +1,165 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// The microphone chain of the engine, which comes and goes with the leases that record, and the
+/// echo-path estimator that keeps its canceller aligned.
+extension AudioEngine {
+    // MARK: Microphone
+
+    /// The microphone chain, while it exists.
+    public var uplink: Uplink? { state.withLock { $0.uplink } }
+
+    /// Builds the microphone chain while playing: `source` → 10 ms framing → webrtcdsp (bound to
+    /// this engine's echo probe, with `processing`) → level → mute → `onFrame` (10 ms frames).
+    public func connectMicrophone(_ source: MicrophoneSource, processing: VoiceProcessing,
+                                  onFrame: @escaping @Sendable (UplinkFrame) -> Void) throws(EngineError) -> Uplink {
+        if let existing = uplink { return existing }
+        let uplink = try EngineError.wrap { () throws(GStreamerError) in try makeUplink(source, processing: processing, onFrame: onFrame) }
+        state.withLock { $0.uplink = uplink }
+        logger.info("microphone connected", metadata: ["source": "\(source)", "processing": "\(processing)"])
+        return uplink
+    }
+
+    /// Tears the microphone chain down; the output chain is untouched.
+    public func disconnectMicrophone() {
+        guard let uplink = state.withLock({ state -> Uplink? in defer { state.uplink = nil }; return state.uplink }) else { return }
+        uplink.detachEchoPath()
+        // Locked first, so a pipeline-wide state change cannot bring an element back up while it goes.
+        for element in uplink.elements { element.isStateLocked = true }
+        for element in uplink.elements.reversed() {
+            do { try element.setState(.null) } catch { logger.warning("'\(element.name)' did not stop cleanly: \(error)") }
+        }
+        for element in uplink.elements { try? pipeline.remove(element) }
+        logger.info("microphone disconnected", metadata: ["frames": "\(uplink.framesDelivered)"])
+    }
+
+    func makeUplink(_ source: MicrophoneSource, processing: VoiceProcessing,
+                            onFrame: @escaping @Sendable (UplinkFrame) -> Void) throws(GStreamerError) -> Uplink {
+        var head: [Element] = []
+        var pushed: AppSource?
+        var decoder: Element?
+        switch source {
+        case .device(let name):
+            var builder = ElementBuilder("pulsesrc").named(EngineGraph.micSource)
+                .set("stream-properties", .string("props,media.role=phone,application.name=classroom-audio"))
+            if let name { builder = builder.set("device", .string(name)) }
+            head = [try builder.make()]
+        case .file(let path):
+            let uri = URL(fileURLWithPath: path).standardizedFileURL.absoluteString
+            let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.micSource, properties: ["uri": .string(uri)])
+            decoder = decode
+        case .pushed:
+            let app = try AppSource.make(name: EngineGraph.micSource)
+            try app.configure(audio: EngineGraph.uplinkFormat, isLive: true, doTimestamp: false,
+                              limits: .init(time: .seconds(1)), whenFull: .dropOldest)
+            pushed = app
+            head = [app]
+        }
+        let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: ["output-buffer-duration": .string("1/100")])
+        let dsp = try ElementFactory.make("webrtcdsp", name: EngineGraph.voiceDSP, properties: ["probe": .string(probeName)])
+        try processing.apply(to: dsp)
+        let mute = try ElementFactory.make("volume", name: EngineGraph.uplinkMute)
+        let sink = try AppSink.make(name: EngineGraph.uplinkSink)
+        try sink.configure(caps: EngineGraph.uplinkFormat.caps, maxBuffers: 100, drop: true, sync: false)
+        // An async sink added to a playing pipeline makes the whole pipeline lose and redo its
+        // state (PAUSED→PLAYING), which also re-starts elements being torn down (measured).
+        try sink.set("async", false)
+        let body: [Element] = [
+            try ElementFactory.make("audioconvert", name: "mic-convert"),
+            try ElementFactory.make("audioresample", name: "mic-resample"),
+            try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
+            // Every frame is processed `echoReferenceWait` after its capture time, when the echo
+            // probe holds the far end it needs; files and pushed samples are also paced in real time by it.
+            try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds))]),
+            split, dsp,
+            try ElementFactory.make("level", name: EngineGraph.micLevel, properties: ["interval": .time(configuration.levelInterval)]),
+            mute, sink,
+        ]
+        let all = head + (decoder.map { [$0] } ?? []) + body
+        try pipeline.add(all)
+        // The decoder's pad appears later and is linked by the pad-added handler.
+        try Element.link(head + body)
+
+        var tokens: [any AnyObject & Sendable] = []
+        if let decoder, let first = body.first {
+            let pipeline = self.pipeline
+            tokens.append(decoder.onPadAdded { pad in
+                guard pad.queryCaps().structure()?.name.hasPrefix("audio/") == true,
+                      let sinkPad = try? first.staticPad("sink"), !sinkPad.isLinked else { return }
+                // The file starts now: shift its timestamps to the engine's running time.
+                pad.offset = Int64(pipeline.currentRunningTime?.nanoseconds ?? 0)
+                try? pad.link(to: sinkPad)
+            })
+        }
+        let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, split: split, mute: mute,
+                            sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens)
+        if echoPathCompensation > .zero { try uplink.setEchoPathCompensation(echoPathCompensation) }
+        // webrtcdsp restamps its output with running time, which the compensation moved earlier.
+        let frameToken = try sink.onNewSample { [weak uplink] sample in
+            guard let buffer = sample.buffer, let uplink else { return }
+            uplink.countFrame()
+            let compensation = uplink.echoPathCompensation
+            onFrame(UplinkFrame(samples: buffer.int16Samples(), timestamp: buffer.pts.map { $0 + compensation }))
+        }
+        uplink.keep(frameToken)
+        if processing.echoCancel { try watchEchoPath(of: uplink, split: split) }
+        for element in all { try element.syncStateWithParent() }
+        return uplink
+    }
+
+    /// Taps the far end (by play time) and the microphone (by capture time) for the echo-path
+    /// estimator, and moves the DSP's compensation to each delay it settles on.
+    func watchEchoPath(of uplink: Uplink, split: Element) throws(GStreamerError) {
+        let latency = configuration.pipelineLatency
+        let estimator = EchoPathEstimator { [weak self, weak uplink] estimate in
+            guard let self, let uplink else { return }
+            self.apply(estimate, to: uplink)
+        }
+        let channels = EngineGraph.outputFormat.channels
+        // The mix's timestamps are running time; it plays `latency` later.
+        let farTap = try probe.staticPad("sink").addProbe(.buffer) { info in
+            if let buffer = info.buffer, let pts = buffer.pts {
+                estimator.recordFarEnd(buffer.int16Samples(), channels: channels, playTime: pts + latency)
+            }
+            return .ok
+        }
+        // Before the DSP and its pad offset: the capture timestamps as they are.
+        let micTap = try split.staticPad("src").addProbe(.buffer) { info in
+            if let buffer = info.buffer, let pts = buffer.pts {
+                estimator.recordMicrophone(buffer.int16Samples(), channels: 1, captureTime: pts)
+            }
+            return .ok
+        }
+        uplink.attach(estimator, taps: [farTap, micTap].compactMap { $0 })
+    }
+
+    /// Centres the canceller's window (about 5–50 ms past the compensation) on `estimate`, and tells the observers.
+    func apply(_ estimate: EchoPathEstimate, to uplink: Uplink) {
+        let margin = ClockTime.milliseconds(25)
+        let compensation = estimate.delay > margin ? ClockTime(nanoseconds: estimate.delay.nanoseconds - margin.nanoseconds) : .zero
+        do {
+            try uplink.setEchoPathCompensation(compensation)
+        } catch {
+            logger.warning("could not move the echo canceller to the measured echo path: \(error)")
+            return
+        }
+        logger.info("echo path", metadata: ["delay": "\(estimate.delay)", "confidence": "\(estimate.confidence)",
+                                            "compensation": "\(compensation)"])
+        let handlers = state.withLock { Array($0.echoPathHandlers.values) }
+        for handler in handlers { handler(estimate) }
+    }
+
+    /// Calls `handler` with every echo path the estimator settles on (its own queue); keep the token.
+    public func observeEchoPath(_ handler: @escaping @Sendable (EchoPathEstimate) -> Void) -> EngineObservation {
+        let id = state.withLock { state -> UInt64 in
+            state.nextHandler += 1
+            state.echoPathHandlers[state.nextHandler] = handler
+            return state.nextHandler
+        }
+        return EngineObservation { [weak self] in self?.state.withLock { _ = $0.echoPathHandlers.removeValue(forKey: id) } }
+    }
+
+    /// The echo path in force on the microphone chain; nil without one, or before the estimator settled.
+    public var echoPath: EchoPathEstimate? { uplink?.echoPath }
+}

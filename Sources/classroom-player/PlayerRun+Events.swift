@@ -1,0 +1,70 @@
+import ClassroomAudio
+import ClassroomEngine
+import Foundation
+import GStreamer
+
+/// What the lesson and the engine report during the run, and the timeline's steps as they come due.
+extension PlayerRun {
+    // MARK: Lesson and engine events
+
+    func handle(_ event: LessonPlayer.Event, from lesson: LessonPlayer?) {
+        commands.async { [self] in
+            // A lesson replaced by `load` is stopped; what it still says is not about the lesson now.
+            guard let lesson, state.withLock({ $0.lesson === lesson }) else { return }
+            switch event {
+            case .ended:
+                let (position, duration) = state.withLock { ($0.lesson?.position?.seconds, $0.lesson?.duration?.seconds) }
+                // Ending well before its declared length is a truncated or damaged file, not the end of the lesson.
+                if let position, let duration, position < duration - PlayerRun.truncationTolerance {
+                    lessonBroke("the lesson ended at \(String(format: "%.1f", position)) s of its \(String(format: "%.1f", duration)) s: the file is truncated or damaged")
+                    return
+                }
+                state.withLock { $0.lessonState = .ended }
+                events.emit("lesson-ended", [("position", .maybe(position))])
+                checkCompletion()
+            case .failed(let why):
+                // While it loads, `startPlaying` reports the failure, classified, once.
+                guard state.withLock({ $0.lessonState }) != .loading else { return }
+                lessonBroke(why)
+            }
+        }
+    }
+
+    func handle(_ event: EngineEvent) {
+        switch event {
+        case .level(let meterName, let rms, let peak, _):
+            meter.record(meter: meterName, rms: rms)
+            if meterName == EngineGraph.outputLevel {
+                meter.add(rms: rms, peak: peak, seconds: controller.engine.configuration.levelInterval.seconds)
+                for follower in followers { follower.outputAdvanced() }
+            }
+        case .error(let element, let message, _):
+            events.emit("engine-error", [("element", .string(element)), ("message", .string(message))])
+        case .outputLost(let why):
+            events.emit("output-lost", [("message", .string(why))])
+        case .warning, .outputStateRequested:
+            break
+        }
+    }
+
+    // MARK: Timeline
+
+    func schedule(_ timeline: Timeline) {
+        let start = DispatchTime.now()
+        state.withLock { $0.pendingSteps = timeline.steps.count }
+        for step in timeline.steps {
+            commands.asyncAfter(deadline: start + .nanoseconds(Int(step.at * 1e9))) { [weak self] in
+                guard let self, self.state.withLock({ $0.ending == nil }) else { return }
+                var fields: [(String, JSON)] = [("step", .number(Double(step.number))), ("at", .number(step.at)), ("do", .string(step.command.verb))]
+                do throws(CommandError) {
+                    fields += [("ok", .bool(true))] + (try self.execute(step.command, from: "timeline step \(step.number)"))
+                } catch {
+                    fields += [("ok", .bool(false)), ("error", .string(error.code.rawValue)), ("message", .string(error.message))]
+                }
+                self.events.emit("step", fields)
+                self.state.withLock { $0.pendingSteps -= 1 }
+                self.checkCompletion()
+            }
+        }
+    }
+}
