@@ -247,6 +247,10 @@ public final class SessionController: Sendable {
             if engine.uplink != nil { engine.disconnectMicrophone() }
             return
         }
+        // A microphone that was refused (1033) is tried again on a new request to record, not on
+        // every other session change: each try would only fail on the bus again.
+        let refused = new.alarms.contains { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }
+        if engine.uplink == nil, refused, old?.isRecording == true { return }
         if let uplink = engine.uplink {
             if uplink.source != source {
                 // Another input device: rebuild the chain on it.
