@@ -77,7 +77,11 @@ public final class LessonPlayer: Sendable {
         return EngineObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
     }
 
-    /// Starts or resumes playback; waits up to 5 s for the file to open and throws
+    /// How long opening may take before the lesson counts as stuck. A failure ends the wait at
+    /// once, and a good file opens in milliseconds; the margin is for a kiosk busy with a class.
+    static let openTimeout = ClockTime.seconds(10)
+
+    /// Starts or resumes playback; waits for the file to open (see `openTimeout`) and throws
     /// `lessonUnplayable` (with the reason classified) when it cannot be played.
     public func play() throws(EngineError) {
         do {
@@ -86,8 +90,9 @@ public final class LessonPlayer: Sendable {
             // preroll, before the pipeline has a base time: each rendered what it had at once,
             // ahead of time, until the slowest branch prerolled (measured on a loaded machine:
             // 1.6 s of video handed over in one burst, and the first picture 288 ms off its sound).
-            if pipeline.state < .paused { try pipeline.setState(.paused, waitingUpTo: .seconds(5)) }
-            try pipeline.setState(.playing, waitingUpTo: .seconds(5))
+            let failed = { [firstFailure] in firstFailure.current != nil }
+            if pipeline.state < .paused { try pipeline.setState(.paused, waitingUpTo: Self.openTimeout, unless: failed) }
+            try pipeline.setState(.playing, waitingUpTo: Self.openTimeout, unless: failed)
         } catch {
             // The reason (file not found, no decoder …) is on the bus; give it a moment to arrive.
             _ = firstFailure.wait(upTo: .milliseconds(500))

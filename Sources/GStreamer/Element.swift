@@ -40,6 +40,28 @@ public class Element: Object {
         }
     }
 
+    /// Changes state and waits up to `timeout` for it, but gives up as soon as `hasFailed` says so:
+    /// an element that fails from its streaming thread (a demuxer on a damaged file) posts an error
+    /// and leaves the change pending, so waiting for the state alone would sit out the whole timeout.
+    /// Throws `stateChangeFailed` when `hasFailed`, `stateChangeTimedOut` when time runs out.
+    @discardableResult
+    public func setState(_ state: State, waitingUpTo timeout: ClockTime, unless hasFailed: () -> Bool) throws(GStreamerError) -> StateChangeResult {
+        let result = try setState(state)
+        guard result == .async else { return result }
+        let slice = ClockTime.milliseconds(20)
+        var waited = ClockTime.zero
+        while true {
+            if hasFailed() { throw .stateChangeFailed(element: name, target: state, error: nil, debug: "an error was posted while it changed state") }
+            switch currentState(waitingUpTo: slice).result {
+            case .success(let settled): return settled
+            case .failure(.failed): throw .stateChangeFailed(element: name, target: state, error: nil, debug: nil)
+            case .failure(.timedOut):
+                waited = waited + slice
+                if waited >= timeout { throw .stateChangeTimedOut(element: name, target: state, waited: timeout) }
+            }
+        }
+    }
+
     /// Why waiting for a state did not succeed.
     public enum StateWaitError: Error, Sendable, Equatable {
         /// The change failed.

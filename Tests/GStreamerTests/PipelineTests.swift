@@ -46,6 +46,16 @@ struct PipelineTests {
             try starved.setState(.paused, waitingUpTo: .milliseconds(300))
         }
         try starved.setState(.null)
+        // The same wait gives up on a failure reported elsewhere (an error on the bus), typed as a failure.
+        var asked = 0
+        #expect(throws: GStreamerError.stateChangeFailed(element: starved.name, target: .paused, error: nil, debug: "an error was posted while it changed state")) {
+            try starved.setState(.paused, waitingUpTo: .seconds(60)) { asked += 1; return asked > 3 }
+        }
+        #expect(asked == 4)
+        #expect(throws: GStreamerError.stateChangeTimedOut(element: starved.name, target: .paused, waited: .milliseconds(100))) {
+            try starved.setState(.paused, waitingUpTo: .milliseconds(100)) { false }
+        }
+        try starved.setState(.null)
 
         let broken = try Pipeline.parse("filesrc location=/nonexistent ! fakesink")
         #expect(throws: GStreamerError.self) { try broken.setState(.paused) }
