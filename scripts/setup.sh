@@ -34,6 +34,9 @@ packages=(
   prometheus                          # promtool check metrics, and a real scraper in the tests
   python3-numpy                       # scripts/room/room.py: the real-time room between speaker and mic
   python3-scipy                       # scripts/room/room.py: its convolution
+  python3-gi                          # scripts/room/room.py: its GStreamer pipeline (a latency fixed by timestamps)
+  gir1.2-gstreamer-1.0                # … Gst for it
+  gir1.2-gst-plugins-base-1.0         # … GstApp for it (appsrc/appsink)
 )
 
 missing=()

@@ -24,8 +24,8 @@ struct RoomEchoTests {
         let teacher = try engine.addRTCInput(id: "rtc-teacher", format: format)
 
         let room = Process()
-        room.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        room.arguments = ["python3", Self.roomScript, "--source", "speaker.monitor", "--sink", micSink, "--delay-ms", "150", "--seconds", "40"]
+        room.executableURL = URL(fileURLWithPath: "/usr/bin/python3")   // Debian's, with python3-gi, numpy and scipy from scripts/setup.sh
+        room.arguments = [Self.roomScript, "--source", "speaker.monitor", "--sink", micSink, "--delay-ms", "150", "--seconds", "40"]
         try room.run()
         defer { room.terminate(); room.waitUntilExit() }
 
@@ -70,9 +70,10 @@ struct RoomEchoTests {
         print("FIGURE room, 150 ms unreported: estimate \(String(describing: engine.echoPath)) (applied: \(found.withLock { $0 }.map { "\($0.0): \($0.1)" })), "
               + "ERLE after 8 s \(erle) dB, windows \(windowERLE.map { Int($0.rounded()) })")
         let estimate = try #require(engine.echoPath)
-        // Not 150 ± 10: the rig's own parec/pacat path varies per run (estimates 133–222 ms for 150, 52 ms for 0),
-        // so the estimator's accuracy is asserted where the path is known (EchoCancellationTests, EchoPathEstimatorTests).
-        #expect(estimate.delay >= .milliseconds(100))
+        // The rig plays each block at its capture time + 150 ms + its 40 ms floor; the sound server's
+        // null sinks and monitors add their buffering (79–108 ms measured over 6 runs, with and without
+        // load). Exact accuracy is asserted where the path is known (EchoCancellationTests, EchoPathEstimatorTests).
+        #expect(estimate.delay >= .milliseconds(190) && estimate.delay <= .milliseconds(340))
         #expect(erle >= 30)
         #expect((windowERLE.min() ?? -1) >= 0)
     }

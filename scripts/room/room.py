@@ -1,26 +1,39 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """A classroom in real time, between the engine's speaker and its microphone.
 
-Reads what the kiosk plays (a PulseAudio sink's monitor, via parec), convolves it with a
-room impulse response (direct path at --distance, first-order image sources of a shoebox
-room, and a diffuse tail decaying with --rt60), delays it by --delay-ms that no device reports,
-adds room noise and, optionally, a near-end talker, and plays the result into a null sink whose
-monitor the engine records as its microphone (via pacat). 10 ms blocks, overlap-add.
+Records what the kiosk plays (a PulseAudio sink's monitor), convolves it with a room impulse
+response (direct path at --distance, first-order image sources of a shoebox room, and a diffuse
+tail decaying with --rt60), adds room noise and, optionally, a near-end talker, and plays the
+result into a null sink whose monitor the engine records as its microphone.
+
+The room's latency is fixed by timestamps, not by how full a pipe happens to be: a block
+captured at running time t is played at t + --delay-ms + the rig's own FLOOR_MS (time to
+capture, convolve and hand over), whatever the machine's load. A block that comes too late for
+its time is dropped by the sink, so a stall costs a gap, never a latency that creeps.
 
   room.py --source speaker.monitor --sink room-mic --delay-ms 150 [--near near.wav --near-at 8]
+
+Needs Debian's python3-gi, python3-numpy, python3-scipy and gir1.2-gst-plugins-base-1.0 (scripts/setup.sh).
 """
 import argparse
-import subprocess
+import signal
 import sys
 import time
 import wave
 
+import gi
 import numpy as np
 import scipy.signal
 
+gi.require_version("Gst", "1.0")
+gi.require_version("GstApp", "1.0")
+from gi.repository import Gst, GstApp  # noqa: E402
+
 RATE = 48_000
-BLOCK = 480
 SOUND = 343.0
+# Headroom for capture, convolution and hand-over before a block is due at the sink; part of
+# every latency the rig makes (0 ms asked = FLOOR_MS heard).
+FLOOR_MS = 40
 
 
 def impulse_response(distance, rt60, room=(7.0, 6.0, 3.0), seed=1):
@@ -51,68 +64,100 @@ def impulse_response(distance, rt60, room=(7.0, 6.0, 3.0), seed=1):
 
 def read_wav(path):
     with wave.open(path) as w:
-        assert w.getframerate() == RATE and w.getsampwidth() == 2, "near-end speech must be S16 48 kHz"
+        if w.getframerate() != RATE or w.getsampwidth() != 2:
+            sys.exit(f"room.py: {path} must be 16-bit 48 kHz (convert it with sox first)")
         data = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float64)
         return data.reshape(-1, w.getnchannels())[:, 0]
+
+
+class Room:
+    """The convolution state and what is added on top; one call per captured block."""
+
+    def __init__(self, ir, near, near_start, noise_rms):
+        self.ir = ir
+        self.near = near
+        self.near_start = near_start
+        self.noise_rms = noise_rms
+        self.rng = np.random.default_rng(7)
+        self.pending = np.zeros(len(ir))
+        self.position = 0
+
+    def process(self, x):
+        n = len(x)
+        if len(self.pending) < len(self.ir) + n:
+            self.pending = np.concatenate([self.pending, np.zeros(len(self.ir) + n - len(self.pending))])
+        self.pending[: len(self.ir) + n - 1] += scipy.signal.oaconvolve(x, self.ir)
+        out = self.pending[:n].copy()
+        self.pending[:-n] = self.pending[n:]
+        self.pending[-n:] = 0
+        out += self.rng.standard_normal(n) * self.noise_rms
+        first = self.position - self.near_start
+        if len(self.near) and first + n > 0 and first < len(self.near):
+            lo, hi = max(first, 0), min(first + n, len(self.near))
+            out[lo - first : hi - first] += self.near[lo:hi]
+        self.position += n
+        return np.clip(out, -32768, 32767).astype(np.int16)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--source", default="speaker.monitor")
     parser.add_argument("--sink", default="room-mic")
-    parser.add_argument("--delay-ms", type=float, default=0.0, help="device latency nobody reports")
+    parser.add_argument("--delay-ms", type=float, default=0.0, help=f"device latency nobody reports (the rig adds {FLOOR_MS} ms)")
     parser.add_argument("--distance", type=float, default=0.35, help="speaker to mic, metres")
     parser.add_argument("--rt60", type=float, default=0.4)
     parser.add_argument("--echo-gain-db", type=float, default=-6.0, help="direct-path gain")
     parser.add_argument("--noise-dbfs", type=float, default=-65.0)
     parser.add_argument("--near", help="near-end talker, S16 48 kHz WAV")
-    parser.add_argument("--near-at", type=float, default=0.0, help="seconds after start")
+    parser.add_argument("--near-at", type=float, default=0.0, help="seconds after the first captured block")
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
 
+    Gst.init(None)
     ir = impulse_response(args.distance, args.rt60) * 10 ** (args.echo_gain_db / 20)
     near = read_wav(args.near) if args.near else np.zeros(0)
-    near_start = int(args.near_at * RATE)
-    rng = np.random.default_rng(7)
-    noise_rms = 32768 * 10 ** (args.noise_dbfs / 20)
+    room = Room(ir, near, int(args.near_at * RATE), 32768 * 10 ** (args.noise_dbfs / 20))
+    shift = int((args.delay_ms + FLOOR_MS) * Gst.MSECOND)
 
-    fmt = ["--raw", "--format=s16le", f"--rate={RATE}", "--channels=1", "--latency-msec=10"]
-    # The player first: audio recorded while its stream still connects would wait in the pipe
-    # for good, adding a random 150-300 ms to the room's latency (measured).
-    play = subprocess.Popen(["pacat", "-d", args.sink] + fmt, stdin=subprocess.PIPE)
-    time.sleep(0.5)
-    rec = subprocess.Popen(["parec", "-d", args.source] + fmt, stdout=subprocess.PIPE)
-    # The unreported latency: silence queued ahead of the room, at no cost per block (inside the
-    # impulse response, a 300 ms delay made each block too slow and the latency crept up, measured).
-    play.stdin.write(np.zeros(int(args.delay_ms * RATE / 1000), dtype=np.int16).tobytes())
-    pending = np.zeros(len(ir) + BLOCK)
-    position = 0
+    caps = f"audio/x-raw,format=S16LE,layout=interleaved,rate={RATE},channels=1"
+    pipeline = Gst.parse_launch(
+        f"pulsesrc name=ears device={args.source} buffer-time=20000 latency-time=10000 ! {caps} "
+        f"! appsink name=heard sync=false async=false max-buffers=200 "
+        f"appsrc name=mouth is-live=true format=time caps={caps} min-latency={FLOOR_MS * Gst.MSECOND} "
+        f"! pulsesink device={args.sink} buffer-time=40000 latency-time=10000 sync=true async=false"
+    )
+    # Neither sink waits to preroll (the player's first block comes only after the recorder's),
+    # and the latency is the rig's floor, not whatever the sound server reports today.
+    pipeline.set_latency(FLOOR_MS * Gst.MSECOND)
+    heard, mouth = pipeline.get_by_name("heard"), pipeline.get_by_name("mouth")
+    stop = {"now": False}
+    signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
+    signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
+    if pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+        sys.exit(f"room.py: cannot open {args.source} or {args.sink}; are both on the sound server (pactl list short sinks)?")
+    bus = pipeline.get_bus()
+    ends = time.monotonic() + args.seconds
     try:
-        while position < args.seconds * RATE:
-            raw = rec.stdout.read(BLOCK * 2)
-            if len(raw) < BLOCK * 2:
-                break
-            x = np.frombuffer(raw, dtype=np.int16).astype(np.float64)
-            pending[: len(ir) + BLOCK - 1] += scipy.signal.oaconvolve(x, ir)
-            out = pending[:BLOCK].copy()
-            pending[:-BLOCK] = pending[BLOCK:]
-            pending[-BLOCK:] = 0
-            out += rng.standard_normal(BLOCK) * noise_rms
-            first = position - near_start
-            if len(near) and first + BLOCK > 0 and first < len(near):
-                lo, hi = max(first, 0), min(first + BLOCK, len(near))
-                out[lo - first : hi - first] += near[lo:hi]
-            play.stdin.write(np.clip(out, -32768, 32767).astype(np.int16).tobytes())
-            position += BLOCK
-    except (BrokenPipeError, KeyboardInterrupt):
-        pass
+        while not stop["now"] and time.monotonic() < ends:
+            error = bus.pop_filtered(Gst.MessageType.ERROR)
+            if error:
+                err, debug = error.parse_error()
+                sys.exit(f"room.py: {err.message} ({debug})")
+            sample = heard.try_pull_sample(100 * Gst.MSECOND)
+            if sample is None:
+                continue
+            block = sample.get_buffer()
+            ok, info = block.map(Gst.MapFlags.READ)
+            x = np.frombuffer(info.data, dtype=np.int16).astype(np.float64)
+            block.unmap(info)
+            out = Gst.Buffer.new_wrapped(room.process(x).tobytes())
+            out.pts = block.pts + shift
+            out.duration = block.duration
+            if block.has_flags(Gst.BufferFlags.DISCONT):
+                out.set_flags(Gst.BufferFlags.DISCONT)
+            mouth.push_buffer(out)
     finally:
-        rec.terminate()
-        try:
-            play.stdin.close()
-        except BrokenPipeError:
-            pass
-        play.terminate()
+        pipeline.set_state(Gst.State.NULL)
     return 0
 
 
