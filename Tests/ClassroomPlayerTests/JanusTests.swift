@@ -79,8 +79,23 @@ struct JanusTests {
         }
         let (a, wavA, eventsA) = try kiosk("a", voice: voiceA, timeline: timelineA)
         let (b, wavB, eventsB) = try kiosk("b", voice: voiceB, timeline: timelineB)
-        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(eventsA, named: "room-joined").isEmpty && !Fixtures.events(eventsB, named: "room-joined").isEmpty },
-                "a: \(a.stderr) b: \(b.stderr)")
+        // Each kiosk's "t" counts from its own start, and the two start one after the other (B
+        // seconds after A under load, seen once): note when each started, to place every window
+        // on each kiosk's own timeline.
+        var started: [String: ContinuousClock.Instant] = [:]
+        func noteStarts() {
+            for (name, events) in [("a", eventsA), ("b", eventsB)] where started[name] == nil && !Fixtures.events(events, named: "started").isEmpty {
+                started[name] = .now
+            }
+        }
+        #expect(await waitUntil(timeout: .seconds(15)) {
+            noteStarts()
+            return started.count == 2 && !Fixtures.events(eventsA, named: "room-joined").isEmpty && !Fixtures.events(eventsB, named: "room-joined").isEmpty
+        }, "a: \(a.stderr) b: \(b.stderr)")
+        let startedA = try #require(started["a"]), startedB = try #require(started["b"])
+        func seconds(_ duration: Duration) -> Double { Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18 }
+        /// B's timeline on A's: B's second 0 is A's second `bOnA`.
+        let bOnA = seconds(startedB - startedA)
         // A third participant: gst-launch-1.0 sending a 1.5 kHz Opus tone from the port it joined with.
         func toneSender() async throws -> Process {
             let receive = try Fixtures.freeUDPPort()
@@ -91,6 +106,7 @@ struct JanusTests {
         }
         var sender = try await toneSender()
         defer { sender.terminate() }
+        let toneOnA = seconds(.now - startedA), toneOnB = seconds(.now - startedB)
         try await Task.sleep(for: .seconds(8))
         let muted = try janus.participants(room: 1234)
         print("FIGURE room after B's microphone went off: \(muted)")
@@ -108,6 +124,11 @@ struct JanusTests {
         #expect(try await b.exitStatus(within: .seconds(40)) == 0, "stderr: \(b.stderr)")
 
         let lostAt = Fixtures.events(eventsA, named: "room-lost").first?["t"] as? Double ?? 0
+        // B's microphone is on from its 0.2 s to its 6.0 s; A's from its 0.2 s on.
+        let bTalks = (bOnA + 0.7)...(min(bOnA + 6.0, lostAt) - 0.5), aTalks = max(0.7, 0.7 - bOnA)...5.5
+        let bSilent = (bOnA + 7.0)...(lostAt - 0.5)
+        print("FIGURE timelines: B started \(String(format: "%.2f", bOnA)) s after A; B talks at \(bTalks) s of A's output, A at \(aTalks) s of B's, the tone from \(toneOnA) s of A's")
+        try #require(bTalks.upperBound > bTalks.lowerBound + 1 && bSilent.upperBound > bSilent.lowerBound + 0.5, "A and B started too far apart to compare")
         let rejoinedAt = Fixtures.events(eventsA, named: "room-joined").dropFirst().first?["t"] as? Double ?? 0
         let alarm = Fixtures.events(eventsA, named: "alarm").first { $0["number"] as? Int == 1025 }
         print("FIGURE room lost at \(lostAt) s, rejoined at \(rejoinedAt) s; 1025 on \(alarm?["owner"] ?? "-") at \(alarm?["t"] ?? "-") s; A left: \(Fixtures.events(eventsA, named: "room-left").count)")
@@ -118,14 +139,14 @@ struct JanusTests {
 
         func level(_ wav: URL, _ band: ClosedRange<Int>, _ from: Double, _ to: Double) throws -> Double { try Fixtures.bandLevel(wav, from: from, to: to, band: band) }
         let heard = [
-            "A hears B": try level(wavA, high, 1, 5.5), "B hears A": try level(wavB, low, 1, 5.5),
-            "A hears the tone": try level(wavA, tone, 2, 5.5), "B hears the tone": try level(wavB, tone, 2, 5.5),
+            "A hears B": try level(wavA, high, bTalks.lowerBound, bTalks.upperBound), "B hears A": try level(wavB, low, aTalks.lowerBound, aTalks.upperBound),
+            "A hears the tone": try level(wavA, tone, toneOnA + 1, lostAt - 0.5), "B hears the tone": try level(wavB, tone, toneOnB + 1, toneOnB + 3.5),
             // Medians of 100 ms windows: a click from a late packet is not a voice coming back.
-            "A, its own voice": try Fixtures.medianBandLevel(wavA, from: 1, to: 5.5, band: low),
-            "B, its own voice": try Fixtures.medianBandLevel(wavB, from: 1, to: 5.5, band: high),
-            "A hears B (median)": try Fixtures.medianBandLevel(wavA, from: 1, to: 5.5, band: high),
-            "B hears A (median)": try Fixtures.medianBandLevel(wavB, from: 1, to: 5.5, band: low),
-            "A hears B after B's mic went off": try level(wavA, high, 7, lostAt - 0.5),
+            "A, its own voice": try Fixtures.medianBandLevel(wavA, from: bTalks.lowerBound, to: bTalks.upperBound, band: low),
+            "B, its own voice": try Fixtures.medianBandLevel(wavB, from: aTalks.lowerBound, to: aTalks.upperBound, band: high),
+            "A hears B (median)": try Fixtures.medianBandLevel(wavA, from: bTalks.lowerBound, to: bTalks.upperBound, band: high),
+            "B hears A (median)": try Fixtures.medianBandLevel(wavB, from: aTalks.lowerBound, to: aTalks.upperBound, band: low),
+            "A hears B after B's mic went off": try level(wavA, high, bSilent.lowerBound, bSilent.upperBound),
             "A hears the tone after the rejoin": try level(wavA, tone, rejoinedAt + 1.5, rejoinedAt + 4),
         ]
         print("FIGURE levels (dBFS): " + heard.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: "; "))
