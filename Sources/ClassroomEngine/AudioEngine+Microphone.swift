@@ -14,15 +14,21 @@ extension AudioEngine {
     /// this engine's echo probe, with `processing`) → level → mute → `onFrame` (10 ms frames).
     public func connectMicrophone(_ source: MicrophoneSource, processing: VoiceProcessing,
                                   onFrame: @escaping @Sendable (UplinkFrame) -> Void) throws(EngineError) -> Uplink {
-        if let existing = uplink { return existing }
-        let uplink = try EngineError.wrap { () throws(GStreamerError) in try makeUplink(source, processing: processing, onFrame: onFrame) }
-        state.withLock { $0.uplink = uplink }
-        logger.info("microphone connected", metadata: ["source": "\(source)", "processing": "\(processing)"])
-        return uplink
+        try microphoneChange.withLock { _ throws(EngineError) -> Uplink in
+            if let existing = uplink { return existing }
+            let uplink = try EngineError.wrap { () throws(GStreamerError) in try makeUplink(source, processing: processing, onFrame: onFrame) }
+            state.withLock { $0.uplink = uplink }
+            logger.info("microphone connected", metadata: ["source": "\(source)", "processing": "\(processing)"])
+            return uplink
+        }
     }
 
     /// Tears the microphone chain down; the output chain is untouched.
     public func disconnectMicrophone() {
+        microphoneChange.withLock { _ in tearDownMicrophone() }
+    }
+
+    private func tearDownMicrophone() {
         guard let uplink = state.withLock({ state -> Uplink? in defer { state.uplink = nil }; return state.uplink }) else { return }
         uplink.detachEchoPath()
         // Locked first, so a pipeline-wide state change cannot bring an element back up while it goes.

@@ -70,6 +70,8 @@ public final class AudioEngine: Sendable {
     let probeName: String
     let logger: Logger
     let state = Mutex(State())
+    /// Held across building or tearing down the microphone chain, so a check and its act are one step.
+    let microphoneChange = Mutex(())
     let busSubscription: Mutex<BusSubscription?> = Mutex(nil)
 
     struct State {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import GStreamer
 import Logging
+import Synchronization
 
 /// Owns a classroom's audio: the session decides, the controller applies each resolved state to
 /// the engine by diff, and the graph's own observations (devices, corking, levels, silent
@@ -49,13 +50,14 @@ public final class SessionController: Sendable {
     let onUplinkFrame: @Sendable (UplinkFrame) -> Void
     let logger: Logger
     let state = Locked(ControllerState())
+    /// The microphone's voiceCall lease; its lock is held across taking and releasing it.
+    private let micLease = Mutex<LeaseToken?>(nil)
     let monitors: GraphMonitors
 
     struct ControllerState: Sendable {
         var applied: ResolvedState?
         var lesson: LessonPlayer?
         var lessonWasPlaying = false
-        var micLease: LeaseToken?
         var tokens: [any AnyObject & Sendable] = []
         var deviceMonitor: DeviceMonitor?
         var deviceIDs: [String: String] = [:]   // display name → server id, for removals
@@ -143,21 +145,26 @@ public final class SessionController: Sendable {
     /// Connects the student's microphone: takes the voiceCall lease (playAndRecord/voiceChat,
     /// voice processing, call volume) — the courseware keeps playing, at the same level.
     public func connectMicrophone(owner: String = "mic-connect") throws(AudioSessionError) {
-        guard state.withLock({ $0.micLease == nil }) else { return }
-        let token = try session.lease(.voiceCall, owner: owner)
-        state.withLock { $0.micLease = token }
+        // Checked and taken under one lock, so two callers cannot both lease (the second's token would leak).
+        try micLease.withLock { (lease: inout LeaseToken?) throws(AudioSessionError) in
+            guard lease == nil else { return }
+            lease = try session.lease(.voiceCall, owner: owner)
+        }
         queue.sync {}   // the session's events have been applied when this returns
     }
 
     /// Disconnects the microphone: releases the lease; what the other leases need returns.
     public func disconnectMicrophone() throws(AudioSessionError) {
-        guard let token = state.withLock({ state -> LeaseToken? in defer { state.micLease = nil }; return state.micLease }) else { return }
-        try session.release(token)
+        try micLease.withLock { (lease: inout LeaseToken?) throws(AudioSessionError) in
+            guard let token = lease else { return }
+            lease = nil   // gone even when the session had already revoked it
+            try session.release(token)
+        }
         queue.sync {}
     }
 
     /// True while the microphone lease is held.
-    public var isMicrophoneConnected: Bool { state.withLock { $0.micLease != nil } }
+    public var isMicrophoneConnected: Bool { micLease.withLock { $0 != nil } }
 
     /// Loads a lesson whose audio goes into the courseware input (created on first use).
     public func loadLesson(uri: String, video: LessonPlayer.VideoOutput, audioTrack: Int = 0) throws(EngineError) -> LessonPlayer {
