@@ -1,10 +1,15 @@
 import CGStreamer
+import Synchronization
 
 /// A connected GObject signal handler; disconnecting it (or dropping the token) undoes it
 /// (wraps `g_signal_connect_data` / `g_signal_handler_disconnect`).
 public final class SignalHandler: Sendable {
     private let object: Object
     private let id: gulong
+
+    /// Taken by the one `disconnect()` that does it: checking GLib first and then disconnecting
+    /// let two threads both disconnect (GLib then warns of an unknown handler id).
+    private let disconnected = Atomic<Bool>(false)
 
     private init(object: Object, id: gulong) { self.object = object; self.id = id }
 
@@ -20,11 +25,12 @@ public final class SignalHandler: Sendable {
     }
 
     /// True while connected.
-    public var isConnected: Bool { g_signal_handler_is_connected(object.rawPointer, id) != 0 }
+    public var isConnected: Bool { !disconnected.load(ordering: .acquiring) && g_signal_handler_is_connected(object.rawPointer, id) != 0 }
 
-    /// Disconnects the handler; harmless when already disconnected.
+    /// Disconnects the handler; harmless when already disconnected, from any number of threads.
     public func disconnect() {
-        if isConnected { g_signal_handler_disconnect(object.rawPointer, id) }
+        guard !disconnected.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if g_signal_handler_is_connected(object.rawPointer, id) != 0 { g_signal_handler_disconnect(object.rawPointer, id) }
     }
 
     deinit { disconnect() }
