@@ -16,19 +16,17 @@ public final class AudioSession: Sendable {
         var state: SessionState
         var outbox: [SessionEvent] = []
         var isDelivering = false
-        var observers: [(id: UInt64, observer: Observer)] = []
-        var nextObserverID: UInt64 = 1
 
-        mutating func takeBatch() -> (events: [SessionEvent], observers: [Observer]) {
-            let events = outbox
-            outbox.removeAll(keepingCapacity: true)
-            return (events, observers.map(\.observer))
+        mutating func takeBatch() -> [SessionEvent] {
+            defer { outbox.removeAll(keepingCapacity: true) }
+            return outbox
         }
     }
 
     private static let sessionCounter = Atomic<UInt64>(0)
 
     let core: Mutex<Core>
+    let observers = ObserverRegistry<SessionEvent>()
     let hardware: any AudioHardware
     let logger: Logger
 
@@ -77,16 +75,8 @@ public final class AudioSession: Sendable {
     }
 
     /// Registers an observer for every later event; keep the returned observation to stay registered.
-    public func observe(_ observer: @escaping Observer) -> SessionObservation {
-        let id = core.withLock { core in
-            let id = core.nextObserverID
-            core.nextObserverID += 1
-            core.observers.append((id, observer))
-            return id
-        }
-        return SessionObservation { [weak self] in
-            self?.core.withLock { core in core.observers.removeAll { $0.id == id } }
-        }
+    public func observe(_ observer: @escaping Observer) -> ObservationToken {
+        observers.add(observer)
     }
 
     /// Applies one mutation atomically and queues the events it causes.
@@ -117,10 +107,11 @@ public final class AudioSession: Sendable {
 
     /// Delivers queued events unless another caller is already delivering them.
     private func deliverPending() {
+        // The observers are read with each batch, under the session's lock: a batch goes to one set of observers.
         var batch = core.withLock { core -> (events: [SessionEvent], observers: [Observer])? in
             guard !core.isDelivering, !core.outbox.isEmpty else { return nil }
             core.isDelivering = true
-            return core.takeBatch()
+            return (core.takeBatch(), observers.handlers)
         }
         while let (events, observers) = batch {
             for event in events {
@@ -134,7 +125,7 @@ public final class AudioSession: Sendable {
                     core.isDelivering = false
                     return nil
                 }
-                return core.takeBatch()
+                return (core.takeBatch(), self.observers.handlers)
             }
         }
     }

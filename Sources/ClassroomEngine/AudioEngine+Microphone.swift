@@ -1,3 +1,4 @@
+import ClassroomAudio
 import Foundation
 import GStreamer
 import Synchronization
@@ -152,18 +153,12 @@ extension AudioEngine {
         }
         logger.info("echo path", metadata: ["delay": "\(estimate.delay)", "confidence": "\(estimate.confidence)",
                                             "compensation": "\(compensation)"])
-        let handlers = state.withLock { Array($0.echoPathHandlers.values) }
-        for handler in handlers { handler(estimate) }
+        echoPathObservers.notify(estimate)
     }
 
     /// Calls `handler` with every echo path the estimator settles on (its own queue); keep the token.
-    public func observeEchoPath(_ handler: @escaping @Sendable (EchoPathEstimate) -> Void) -> EngineObservation {
-        let id = state.withLock { state -> UInt64 in
-            state.nextHandler += 1
-            state.echoPathHandlers[state.nextHandler] = handler
-            return state.nextHandler
-        }
-        return EngineObservation { [weak self] in self?.state.withLock { _ = $0.echoPathHandlers.removeValue(forKey: id) } }
+    public func observeEchoPath(_ handler: @escaping @Sendable (EchoPathEstimate) -> Void) -> ObservationToken {
+        echoPathObservers.add(handler)
     }
 
     /// The echo path in force on the microphone chain; nil without one, or before the estimator settled.

@@ -1,3 +1,4 @@
+import ClassroomAudio
 import Foundation
 import GStreamer
 import Logging
@@ -70,6 +71,9 @@ public final class AudioEngine: Sendable {
     let probeName: String
     let logger: Logger
     let state = Mutex(State())
+    let eventObservers = ObserverRegistry<EngineEvent>()
+    /// Not an `EngineEvent` case: adding one breaks every exhaustive switch over them.
+    let echoPathObservers = ObserverRegistry<EchoPathEstimate>()
     /// Held across building or tearing down the microphone chain, so a check and its act are one step.
     let microphoneChange = Mutex(())
     let busSubscription: Mutex<BusSubscription?> = Mutex(nil)
@@ -78,10 +82,6 @@ public final class AudioEngine: Sendable {
         var inputs: [String: AudioInput] = [:]
         var uplink: Uplink?
         var running = false
-        var eventHandlers: [UInt64: @Sendable (EngineEvent) -> Void] = [:]
-        /// Not an `EngineEvent` case: adding one breaks every exhaustive switch over them.
-        var echoPathHandlers: [UInt64: @Sendable (EchoPathEstimate) -> Void] = [:]
-        var nextHandler: UInt64 = 0
         /// Set by `restart()` until its marker comes through the bus: the dead output's errors
         /// from before the restart may still be on their way and must not count as a new loss.
         var discardingStaleOutputErrors = false
@@ -272,13 +272,8 @@ public final class AudioEngine: Sendable {
     }
 
     /// Calls `handler` with every engine event; keep the token.
-    public func observe(_ handler: @escaping @Sendable (EngineEvent) -> Void) -> EngineObservation {
-        let id = state.withLock { state -> UInt64 in
-            state.nextHandler += 1
-            state.eventHandlers[state.nextHandler] = handler
-            return state.nextHandler
-        }
-        return EngineObservation { [weak self] in self?.state.withLock { _ = $0.eventHandlers.removeValue(forKey: id) } }
+    public func observe(_ handler: @escaping @Sendable (EngineEvent) -> Void) -> ObservationToken {
+        eventObservers.add(handler)
     }
 
     // MARK: Volumes
@@ -330,8 +325,7 @@ public final class AudioEngine: Sendable {
             event = nil
         }
         guard let event else { return }
-        let handlers = state.withLock { Array($0.eventHandlers.values) }
-        for handler in handlers { handler(event) }
+        eventObservers.notify(event)
     }
 
     deinit {
@@ -340,11 +334,3 @@ public final class AudioEngine: Sendable {
     }
 }
 
-/// A registration for engine events; dropping or cancelling it stops delivery.
-public final class EngineObservation: Sendable {
-    let cancelAction: Mutex<(@Sendable () -> Void)?>
-    init(_ cancel: @escaping @Sendable () -> Void) { cancelAction = Mutex(cancel) }
-    /// Stops delivery.
-    public func cancel() { cancelAction.withLock { action in action?(); action = nil } }
-    deinit { cancel() }
-}

@@ -1,3 +1,4 @@
+import ClassroomAudio
 import Dispatch
 import Foundation
 import GStreamer
@@ -40,7 +41,7 @@ public final class LessonPlayer: Sendable {
     let pipeline: Pipeline
     private let courseware: AudioInput
     private let logger: Logger
-    private let handlers = Locked<[UInt64: @Sendable (Event) -> Void]>([:])
+    private let observers = ObserverRegistry<Event>()
     private let tokens = Locked<[any AnyObject & Sendable]>([])
     private let firstFailure = FirstFailure<(problem: LessonProblem, detail: String)>()
     /// decodebin's "No decoder available for type …" warning, which names the codec its error does not.
@@ -71,10 +72,8 @@ public final class LessonPlayer: Sendable {
     }
 
     /// Reports lesson events; keep the token.
-    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> EngineObservation {
-        let id = UInt64.random(in: 1...UInt64.max)
-        handlers.withLock { $0[id] = handler }
-        return EngineObservation { [weak self] in self?.handlers.withLock { _ = $0.removeValue(forKey: id) } }
+    public func observe(_ handler: @escaping @Sendable (Event) -> Void) -> ObservationToken {
+        observers.add(handler)
     }
 
     /// How long opening may take before the lesson counts as stuck. A failure ends the wait at
@@ -196,8 +195,7 @@ public final class LessonPlayer: Sendable {
         default:
             return
         }
-        let list = handlers.withLock { Array($0.values) }
-        for handler in list { handler(event) }
+        observers.notify(event)
     }
 
     deinit {

@@ -4,7 +4,7 @@ import Synchronization
 /// `--metrics HOST:PORT`: a small HTTP/1.0 server that answers `GET /metrics` with Prometheus'
 /// text exposition and anything else with 404.
 ///
-/// Plain sockets, as the control socket: one thread accepts, each scrape is answered on a
+/// Plain sockets, as the control socket (one `SocketListener`): each scrape is answered on a
 /// thread of its own and the connection closed. Prometheus scrapes every few seconds; nothing
 /// here needs an event loop (SwiftNIO would add minutes to a clean build for this).
 final class MetricsServer: Sendable {
@@ -12,16 +12,17 @@ final class MetricsServer: Sendable {
     let address: String
     /// The port it listens on (the one chosen by the system when 0 was given).
     let port: Int
-    private let listener: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    private let stopped = Atomic<Bool>(false)
+    private let listener: SocketListener
+    /// Scrapes being answered now.
+    private let scrapes = Atomic<Int>(0)
 
     /// A request head longer than this is refused.
     static let maximumRequest = 8192
+    /// Scrapes answered at once; more are told 503 and closed (a scraper opens one at a time).
+    static let maximumScrapes = 16
 
     /// Binds `HOST:PORT` (an IPv4 or IPv6 address or a host name; `[::1]:9100` for IPv6; port 0 for any free one).
-    init(address: String) throws(PlayerError) {
+    init(address: String, onTrouble: @escaping @Sendable (String) -> Void = { _ in }) throws(PlayerError) {
         self.address = address
         guard let colon = address.lastIndex(of: ":"), let port = UInt16(address[address.index(after: colon)...]) else {
             throw .cannotUse(role: "metrics address", what: address, reason: "give HOST:PORT, e.g. --metrics 127.0.0.1:9464 (port 0 picks a free one)")
@@ -60,94 +61,60 @@ final class MetricsServer: Sendable {
                 return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
             }
         }
-        var pipeEnds: [Int32] = [0, 0]
-        guard pipe(&pipeEnds) == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(descriptor)
-            throw .cannotUse(role: "metrics address", what: address, reason: reason)
-        }
-        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         self.port = boundPort
-        listener = descriptor
-        wakeRead = pipeEnds[0]
-        wakeWrite = pipeEnds[1]
+        do {
+            listener = try SocketListener(listening: descriptor, role: "the metrics server", onTrouble: onTrouble)
+        } catch {
+            throw .cannotUse(role: "metrics address", what: address, reason: error.reason)
+        }
     }
 
     /// Answers scrapes on threads of their own; `exposition` makes the body of each.
     func start(exposition: @escaping @Sendable () -> String) {
-        let thread = Thread { [self] in acceptLoop(exposition: exposition) }
-        thread.name = "metrics-server"
-        thread.start()
-    }
-
-    /// Stops accepting and closes the listening socket.
-    func stop() {
-        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-    }
-
-    private func acceptLoop(exposition: @escaping @Sendable () -> String) {
-        defer { close(listener) }
-        while waitReadable(listener, milliseconds: -1) {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
+        listener.start(threadName: "metrics-server") { [self] client in
+            guard scrapes.add(1, ordering: .relaxed).newValue <= Self.maximumScrapes else {
+                scrapes.subtract(1, ordering: .relaxed)
+                _ = SocketListener.send(client, Self.response("503 Service Unavailable", "too many scrapes at once (\(Self.maximumScrapes)); try again\n"))
+                close(client)
                 return
             }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            let thread = Thread { [self] in serve(client, exposition: exposition) }
+            let thread = Thread { [self] in
+                serve(client, exposition: exposition)
+                scrapes.subtract(1, ordering: .relaxed)
+            }
             thread.name = "metrics-scrape"
             thread.start()
         }
     }
+
+    /// Stops accepting and closes the listening socket.
+    func stop() { listener.stop() }
 
     private func serve(_ client: Int32, exposition: @Sendable () -> String) {
         defer { close(client) }
         var head: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 2048)
         // A client that never finishes its request is dropped after 5 s.
-        while !Self.endsHead(head), head.count < Self.maximumRequest, waitReadable(client, milliseconds: 5000) {
+        while !Self.endsHead(head), head.count < Self.maximumRequest, listener.waitReadable(client, milliseconds: 5000) {
             let count = chunk.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return }
             head.append(contentsOf: chunk[0..<count])
         }
         let requestLine = String(decoding: head.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self).split(separator: " ")
-        let response: String
         if requestLine.count >= 2, requestLine[0] == "GET", requestLine[1] == "/metrics" || requestLine[1].hasPrefix("/metrics?") {
-            let body = exposition()
-            response = "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+            _ = SocketListener.send(client, Self.response("200 OK", exposition(), type: "text/plain; version=0.0.4; charset=utf-8"))
         } else {
-            let body = "classroom-player serves only GET /metrics\n"
-            response = "HTTP/1.0 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
+            _ = SocketListener.send(client, Self.response("404 Not Found", "classroom-player serves only GET /metrics\n"))
         }
-        var bytes = Array(response.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written < 0, errno == EINTR { continue }
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
+    }
+
+    /// An HTTP/1.0 response that closes the connection.
+    private static func response(_ status: String, _ body: String, type: String = "text/plain; charset=utf-8") -> String {
+        "HTTP/1.0 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body
     }
 
     private static func endsHead(_ head: [UInt8]) -> Bool {
         head.count >= 4 && Array(head.suffix(4)) == [13, 10, 13, 10] || head.count >= 2 && Array(head.suffix(2)) == [10, 10]
-    }
-
-    /// Waits until `descriptor` is readable; false when stopping or on timeout.
-    private func waitReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
-        var fds = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        while true {
-            let ready = poll(&fds, 2, milliseconds)
-            if ready < 0, errno == EINTR { continue }
-            guard ready > 0, fds[1].revents == 0, !stopped.load(ordering: .acquiring) else { return false }
-            return fds[0].revents != 0
-        }
-    }
-
-    deinit {
-        close(wakeRead)
-        close(wakeWrite)
     }
 }

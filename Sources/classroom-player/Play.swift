@@ -139,7 +139,12 @@ struct Play: ParsableCommand {
             let settings = try resolve(files: files)
             let eventLog = try EventLog(path: events, console: console, journal: JournalEventSink(console: console))
             var followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
-            let metricsServer = try metrics.map { address throws(PlayerError) in try MetricsServer(address: address) }
+            let metricsServer = try metrics.map { address throws(PlayerError) in
+                try MetricsServer(address: address) { [logger] trouble in
+                    logger.warning("\(trouble)")
+                    eventLog.emit("metrics-server", [("message", .string(trouble))])
+                }
+            }
             defer { metricsServer?.stop() }
             if let metricsServer {
                 let exporter = MetricsExporter(events: eventLog)

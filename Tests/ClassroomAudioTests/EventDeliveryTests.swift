@@ -43,7 +43,7 @@ struct EventDeliveryTests {
         let session = try makeSession()
         let count = Mutex(0)
         let cancelled = session.observe { _ in count.withLock { $0 += 1 } }
-        var dropped: SessionObservation? = session.observe { _ in count.withLock { $0 += 100 } }
+        var dropped: ObservationToken? = session.observe { _ in count.withLock { $0 += 100 } }
         _ = try session.duck(owner: "a")
         #expect(count.withLock { $0 } == 101)
         cancelled.cancel()

@@ -19,7 +19,7 @@ final class EventRecorder: Sendable {
     }
 
     private let storage = Storage()
-    private let observation: SessionObservation
+    private let observation: ObservationToken
 
     init(_ session: AudioSession) {
         let storage = storage

@@ -364,7 +364,7 @@ struct PulseRouteTests {
         let controller: SessionController
         let events = Locked<[SessionEvent]>([])
         let pipelineStates = Locked<[State]>([])
-        private let observation: SessionObservation
+        private let observation: ObservationToken
         private let watch: BusSubscription
         private let pump: SignalPump
 

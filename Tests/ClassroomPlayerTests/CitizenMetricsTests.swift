@@ -84,6 +84,73 @@ struct CitizenMetricsTests {
         #expect(result.stderr.contains("HOST:PORT"), "stderr: \(result.stderr)")
     }
 
+    @Test("the metrics server answers 16 scrapes at once and 503 to more; out of file descriptors it waits, says so, and answers again")
+    func overload() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 40, volume: 0)
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--output", "null", "--mic", "none", "--events", events.path, "--metrics", "127.0.0.1:0", "--no-stdin"], in: folder)
+        defer { player.signal(SIGKILL) }
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "metrics-listening").isEmpty }, "stderr: \(player.stderr)")
+        let port = try #require(Fixtures.events(events, named: "metrics-listening").first?["port"] as? Int)
+
+        // 16 clients that connect and say nothing hold every scrape thread (for 5 s each).
+        var idle = (0..<16).compactMap { _ in Self.connect(port) }
+        defer { idle.forEach { close($0) } }
+        try await Task.sleep(for: .milliseconds(300))
+        let refused = Self.scrape(port)
+        idle.forEach { close($0) }
+        idle.removeAll()
+        let answered = await waitUntil(timeout: .seconds(5)) { Self.scrape(port).hasPrefix("HTTP/1.0 200") }
+        print("FIGURE metrics: the 17th scrape → \(refused.prefix { $0 != "\r" }); answered again: \(answered)")
+        #expect(refused.hasPrefix("HTTP/1.0 503"), "\(refused)")
+        #expect(answered)
+
+        // Now a descriptor limit a few above what the player holds: idle clients exhaust it.
+        let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(player.process.processIdentifier)/fd").count
+        let limiter = try PlayerProcess(["--pid", "\(player.process.processIdentifier)", "--nofile=\(open + 6)"], in: folder,
+                                        executable: URL(fileURLWithPath: "/usr/bin/prlimit"))
+        #expect(try await limiter.exitStatus(within: .seconds(10)) == 0, "prlimit: \(limiter.stderr)")
+        idle = (0..<12).compactMap { _ in Self.connect(port) }
+        #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(events, named: "metrics-server").isEmpty }, "no trouble said: \(Fixtures.events(events))")
+        idle.forEach { close($0) }
+        idle.removeAll()
+        let back = await waitUntil(timeout: .seconds(10)) { Self.scrape(port).hasPrefix("HTTP/1.0 200") }
+        let said = Fixtures.events(events, named: "metrics-server").compactMap { $0["message"] as? String }
+        print("FIGURE metrics out of descriptors (limit \(open + 6)): \(said); answered again: \(back)")
+        #expect(back)
+        #expect(said.first?.contains("cannot accept connections") == true && said.contains { $0.contains("accepts connections again") }, "\(said)")
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` that sends nothing; nil when refused.
+    static func connect(_ port: Int) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(descriptor); return nil }
+        return descriptor
+    }
+
+    /// `GET /metrics` on a connection of its own; what came back, up to 1 s of waiting ("" when nothing).
+    static func scrape(_ port: Int) -> String {
+        guard let descriptor = connect(port) else { return "" }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = Array("GET /metrics HTTP/1.0\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return "" }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+    }
+
     /// A TCP port nobody listens on now on 127.0.0.1.
     static func freeTCPPort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

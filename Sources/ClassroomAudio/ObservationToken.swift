@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Keeps an observer registered; cancelling it, or letting it go, unregisters the observer.
-public final class SessionObservation: Sendable {
+public final class ObservationToken: Sendable {
     private let cancellation: Mutex<(@Sendable () -> Void)?>
 
     init(cancel: @escaping @Sendable () -> Void) {
