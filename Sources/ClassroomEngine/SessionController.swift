@@ -50,14 +50,13 @@ public final class SessionController: Sendable {
     let onUplinkFrame: @Sendable (UplinkFrame) -> Void
     let logger: Logger
     let state = Locked(ControllerState())
-    /// The microphone's voiceCall lease; its lock is held across taking and releasing it.
-    private let micLease = Mutex<LeaseToken?>(nil)
     let monitors: GraphMonitors
 
     struct ControllerState: Sendable {
         var applied: ResolvedState?
         var lesson: LessonPlayer?
         var lessonWasPlaying = false
+        var microphone: MicrophoneLease = .none
         var tokens: [any AnyObject & Sendable] = []
         var deviceMonitor: DeviceMonitor?
         var deviceIDs: [String: String] = [:]   // display name → server id, for removals
@@ -145,26 +144,50 @@ public final class SessionController: Sendable {
     /// Connects the student's microphone: takes the voiceCall lease (playAndRecord/voiceChat,
     /// voice processing, call volume) — the courseware keeps playing, at the same level.
     public func connectMicrophone(owner: String = "mic-connect") throws(AudioSessionError) {
-        // Checked and taken under one lock, so two callers cannot both lease (the second's token would leak).
-        try micLease.withLock { (lease: inout LeaseToken?) throws(AudioSessionError) in
-            guard lease == nil else { return }
-            lease = try session.lease(.voiceCall, owner: owner)
+        // Claimed in the same lock section that checks it, so two callers cannot both lease (the
+        // second's token would leak). No lock is held across the lease: the session calls its
+        // observers on this thread, and they read `isMicrophoneConnected`.
+        let claimed = state.withLock { state in
+            guard case .none = state.microphone else { return false }
+            state.microphone = .changing
+            return true
+        }
+        guard claimed else { return }
+        do {
+            let token = try session.lease(.voiceCall, owner: owner)
+            state.withLock { $0.microphone = .held(token) }
+        } catch {
+            state.withLock { $0.microphone = .none }
+            throw error
         }
         queue.sync {}   // the session's events have been applied when this returns
     }
 
     /// Disconnects the microphone: releases the lease; what the other leases need returns.
     public func disconnectMicrophone() throws(AudioSessionError) {
-        try micLease.withLock { (lease: inout LeaseToken?) throws(AudioSessionError) in
-            guard let token = lease else { return }
-            lease = nil   // gone even when the session had already revoked it
-            try session.release(token)
+        let token = state.withLock { state -> LeaseToken? in
+            guard case .held(let token) = state.microphone else { return nil }
+            state.microphone = .changing
+            return token
         }
+        guard let token else { return }
+        defer { state.withLock { $0.microphone = .none } }   // gone even when the session had already revoked it
+        try session.release(token)
         queue.sync {}
     }
 
+    /// The microphone lease, as connect and disconnect see it.
+    enum MicrophoneLease: Sendable {
+        case none
+        /// A connect or a disconnect is under way: another one now returns at once.
+        case changing
+        case held(LeaseToken)
+    }
+
     /// True while the microphone lease is held.
-    public var isMicrophoneConnected: Bool { micLease.withLock { $0 != nil } }
+    public var isMicrophoneConnected: Bool {
+        state.withLock { state in if case .held = state.microphone { return true } else { return false } }
+    }
 
     /// Loads a lesson whose audio goes into the courseware input (created on first use).
     public func loadLesson(uri: String, video: LessonPlayer.VideoOutput, audioTrack: Int = 0) throws(EngineError) -> LessonPlayer {
