@@ -108,9 +108,11 @@ let package = Package(
             name: "ClassroomEngineTests",
             dependencies: ["ClassroomEngine", "ClassroomMeasurement", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
-        // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests).
+        // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests);
+        // takes from the engine only what a test's servers share with it (LocalPort).
         .testTarget(
-            name: "ClassroomPlayerTests"
+            name: "ClassroomPlayerTests",
+            dependencies: ["ClassroomEngine"]
         ),
         .testTarget(
             name: "ClassroomAudioTests",

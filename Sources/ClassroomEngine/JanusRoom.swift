@@ -79,7 +79,7 @@ public final class JanusRoom: Sendable {
         self.api = JanusProtocol(url: url, timeout: 5)
         self.localAddress = localAddress
         self.logger = logger
-        localPort = try LocalUDPPort.free(on: localAddress)
+        localPort = try LocalPort.free(.udp, on: localAddress)
         input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)
         do {
             feed = try PeerFeed(source: .rtp(address: localAddress, port: localPort, payloadType: JanusRoom.payloadType), input: input, logger: logger)

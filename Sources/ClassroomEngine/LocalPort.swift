@@ -1,20 +1,31 @@
 import Foundation
 
-/// A UDP port nobody uses now on a local address, for a receiver that must tell a server where to
-/// send (a moment later another program could take it; the receiver then fails to bind and says so).
-enum LocalUDPPort {
-    static func free(on address: String) throws(EngineError) -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        guard descriptor >= 0 else { throw .badEndpoint(address, reason: "no UDP socket can be opened (\(String(cString: strerror(errno))))") }
+/// A port nobody uses now on a local IPv4 address — for a receiver that must tell a server where to
+/// send, the bench's receivers and the tests' servers. A moment later another program could take
+/// it; whoever binds it then fails and says so.
+public enum LocalPort {
+    public enum Transport: Sendable { case udp, tcp }
+
+    /// A free `transport` port on `address`.
+    public static func free(_ transport: Transport = .udp, on address: String = "127.0.0.1") throws(EngineError) -> Int {
+        let descriptor = socket(AF_INET, Int32(transport == .udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw .badEndpoint(address, reason: "no socket can be opened (\(String(cString: strerror(errno))))") }
         defer { close(descriptor) }
+        return try bind(descriptor, to: address, port: 0)
+    }
+
+    /// Binds `descriptor` to `address`:`port` (0: any free one) and returns the port bound.
+    @discardableResult
+    public static func bind(_ descriptor: Int32, to address: String = "127.0.0.1", port: Int) throws(EngineError) -> Int {
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
+        local.sin_port = UInt16(port).bigEndian
         guard inet_pton(AF_INET, address, &local.sin_addr) == 1 else { throw .badEndpoint(address, reason: "not an IPv4 address of this machine") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &local) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
         }
-        guard bound else { throw .badEndpoint(address, reason: "no free UDP port on it (\(String(cString: strerror(errno))))") }
+        guard bound else { throw .badEndpoint(address, reason: "cannot bind port \(port) on it (\(String(cString: strerror(errno))))") }
         return Int(UInt16(bigEndian: local.sin_port))
     }
 }

@@ -47,7 +47,7 @@ enum MouthToEarMeasurement {
         let janusBaseline = "the direct kiosk → kiosk figure above" + (direct.map { ": \(formatted($0, "ms"))" } ?? "")
         var janus: Process?
         do {
-            let port = try LoopbackPort.tcp()
+            let port = try LocalPort.free(.tcp)
             janus = try await JanusLauncher.start(port: port)
             let result = try await measure(.janus(port: port), runs: runs, logger: logger)
             rows.append(BenchmarkRow(measure: janusMeasure, value: result.median, unit: "ms", baseline: janusBaseline, goal: goal, pass: result.median <= 100,
@@ -85,7 +85,7 @@ enum MouthToEarMeasurement {
         defer { for cleanup in cleanups.reversed() { cleanup() } }
         switch path {
         case .direct:
-            let port = try LoopbackPort.udp()
+            let port = try LocalPort.free(.udp)
             let sender = try UplinkSender(destinations: [.rtp(try RTPEndpoint(host: "127.0.0.1", port: port))], logger: logger)
             try sender.start()
             cleanups.append { sender.stop() }

@@ -29,7 +29,7 @@ struct PeersWorker: AsyncParsableCommand {
         let engine = try WorkerSetup.headlessEngine("peers")
         defer { engine.stop() }
         let logger = WorkerSetup.logger("peers")
-        let ports = try (0..<peers).map { _ in try LoopbackPort.udp() }
+        let ports = try (0..<peers).map { _ in try LocalPort.free(.udp) }
         var feeds: [PeerFeed] = []
         for (index, port) in ports.enumerated() {
             let input = try engine.addRTCInput(id: "rtc-peer-\(index)", format: PeerFeed.format)

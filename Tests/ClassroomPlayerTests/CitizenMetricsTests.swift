@@ -43,7 +43,7 @@ struct CitizenMetricsTests {
         #expect(lint.status == 0, "promtool check metrics refused the exposition (exit \(lint.status)): \(lint.output)")
 
         // A real Prometheus, on loopback, scraping every second.
-        let prometheusPort = try Self.freeTCPPort()
+        let prometheusPort = try Fixtures.freeTCPPort()
         let config = folder.appendingPathComponent("prometheus.yml")
         try """
         global:
@@ -149,14 +149,6 @@ struct CitizenMetricsTests {
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         return count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
-    }
-
-    /// A TCP port nobody listens on now on 127.0.0.1.
-    static func freeTCPPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        guard let port = Fixtures.bindLoopback(descriptor, port: 0) else { throw PlayerTestError.setupFailed("no free TCP port") }
-        return port
     }
 
     /// Runs a program with `input` on its standard input; returns its exit status and what it printed.

@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 import Testing
 
@@ -118,7 +119,7 @@ struct ClassGoesOnTests {
         let before = try Data(contentsOf: wav)
         let holder = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(holder) }
-        let busy = Fixtures.bindLoopback(holder, port: 0) ?? 0
+        let busy = try LocalPort.bind(holder, port: 0)
         let result = try await PlayerProcess.run(["play", lesson.path, "--live", "rtp://127.0.0.1:\(busy)", "--output", "wav:\(wav.path)", "--no-stdin"], in: folder)
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(try Data(contentsOf: wav) == before)

@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 import Testing
 
@@ -34,25 +35,10 @@ enum Fixtures {
     }
 
     /// A UDP port nobody uses now on 127.0.0.1.
-    static func freeUDPPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(descriptor) }
-        guard let port = bindLoopback(descriptor, port: 0) else { throw PlayerTestError.setupFailed("no free UDP port") }
-        return port
-    }
+    static func freeUDPPort() throws -> Int { try LocalPort.free(.udp) }
 
-    /// Binds `descriptor` to 127.0.0.1:`port` (0: any free one); returns the port, nil on failure.
-    static func bindLoopback(_ descriptor: Int32, port: Int) -> Int? {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
-    }
+    /// A TCP port nobody listens on now on 127.0.0.1.
+    static func freeTCPPort() throws -> Int { try LocalPort.free(.tcp) }
 
     /// Starts a helper program (gst-launch-1.0, ffmpeg) in the background; the caller ends it.
     static func start(_ executable: String, _ arguments: [String]) throws -> Process {

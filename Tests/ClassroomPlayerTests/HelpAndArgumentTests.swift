@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 import Testing
 
@@ -65,7 +66,7 @@ struct HelpAndArgumentTests {
         // A port another program holds (no SO_REUSEADDR): a feed on it must be refused, not shared.
         let holder = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(holder) }
-        let busy = Fixtures.bindLoopback(holder, port: 0) ?? 0
+        let busy = try LocalPort.bind(holder, port: 0)
         let placeholders = ["LESSON": lesson.path, "BADSCRIPT": bad.path, "NOTJSON": notJSON.path, "NOTSDP": notSDP.path, "VIDEOSDP": videoSDP.path, "BUSYPORT": "\(busy)"]
         let resolved = arguments.map { argument in
             placeholders.reduce(argument) { text, entry in text.replacingOccurrences(of: entry.key, with: entry.value) }

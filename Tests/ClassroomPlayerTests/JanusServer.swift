@@ -11,17 +11,9 @@ final class JanusServer: @unchecked Sendable {
     let port: Int
     private var process: Process?
 
-    /// A free TCP port on 127.0.0.1.
-    static func freeTCPPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        guard let port = Fixtures.bindLoopback(descriptor, port: 0) else { throw PlayerTestError.setupFailed("no free TCP port") }
-        return port
-    }
-
     init(in folder: URL) throws {
         self.folder = folder.appendingPathComponent("janus")
-        port = try JanusServer.freeTCPPort()
+        port = try Fixtures.freeTCPPort()
     }
 
     /// Starts Janus and waits (up to 10 s) until its HTTP API answers.

@@ -21,7 +21,7 @@ struct JanusTests {
         var other: Process?
         if path.hasPrefix("NOT-JANUS") {
             // An HTTP server that is not Janus: it refuses the POST.
-            let port = try JanusServer.freeTCPPort()
+            let port = try Fixtures.freeTCPPort()
             other = try Fixtures.start("/usr/bin/python3", ["-m", "http.server", "\(port)", "--bind", "127.0.0.1", "--directory", folder.path])
             _ = await waitUntil(timeout: .seconds(5)) { (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/")!)) != nil }
             uri = "janus://127.0.0.1:\(port)/1234"
