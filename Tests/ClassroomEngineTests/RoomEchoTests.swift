@@ -27,7 +27,7 @@ struct RoomEchoTests {
         room.executableURL = URL(fileURLWithPath: "/usr/bin/python3")   // Debian's, with python3-gi, numpy and scipy from scripts/setup.sh
         room.arguments = [Self.roomScript, "--source", "speaker.monitor", "--sink", micSink, "--delay-ms", "150", "--seconds", "40"]
         try room.run()
-        defer { room.terminate(); room.waitUntilExit() }
+        defer { kill(room.processIdentifier, SIGKILL); room.waitUntilExit() }   // SIGKILL: children inherit the test process's blocked SIGTERM
 
         let energies = Mutex<(mic: [ClockTime: Double], out: [ClockTime: Double])>(([:], [:]))
         let uplink = try engine.connectMicrophone(.device("\(micSink).monitor"), processing: .voice) { frame in

@@ -55,7 +55,7 @@ struct CitizenMetricsTests {
         """.write(to: config, atomically: true, encoding: .utf8)
         let prometheus = try Fixtures.start("/usr/bin/prometheus", ["--config.file=\(config.path)", "--storage.tsdb.path=\(folder.appendingPathComponent("tsdb").path)",
                                                                    "--web.listen-address=127.0.0.1:\(prometheusPort)"])
-        defer { prometheus.terminate(); prometheus.waitUntilExit() }
+        defer { Fixtures.stop(prometheus) }
         let query = try #require(URL(string: "http://127.0.0.1:\(prometheusPort)/api/v1/query?query=classroom_alarms_total%7Bcode%3D%221025%22%7D"))
         var answer = ""
         let answered = await waitUntil(timeout: .seconds(30)) {

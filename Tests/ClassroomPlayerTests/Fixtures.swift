@@ -52,6 +52,15 @@ enum Fixtures {
         return process
     }
 
+    /// Ends a helper started by `start` and waits for it. SIGKILL, not `terminate()`: children of
+    /// the test process inherit its blocked signals, so SIGTERM never reached them (gst-launch-1.0
+    /// and python3 helpers outlived every test run, found as orphans).
+    static func stop(_ process: Process?) {
+        guard let process, process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// ffmpeg sending a sine as RTP in real time: `codec` libopus (payload type `payloadType`) or pcm_mulaw.
     static func ffmpegTone(frequency: Int, seconds: Int, codec: String, payloadType: Int? = nil, port: Int) throws -> Process {
         var arguments = ["-hide_banner", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds)", "-ac", "1"]

@@ -26,7 +26,7 @@ struct JanusTests {
             _ = await waitUntil(timeout: .seconds(5)) { (try? Data(contentsOf: URL(string: "http://127.0.0.1:\(port)/")!)) != nil }
             uri = "janus://127.0.0.1:\(port)/1234"
         }
-        defer { other?.terminate() }
+        defer { Fixtures.stop(other) }
         let result = try await PlayerProcess.run(["play", lesson.path, "--room", uri, "--mic", "none", "--output", "null", "--no-stdin"], in: folder)
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
@@ -105,7 +105,7 @@ struct JanusTests {
                                                                   "udpsink", "host=127.0.0.1", "port=\(janusPort)", "bind-address=127.0.0.1", "bind-port=\(receive)"])
         }
         var sender = try await toneSender()
-        defer { sender.terminate() }
+        defer { Fixtures.stop(sender) }
         let toneOnA = seconds(.now - startedA), toneOnB = seconds(.now - startedB)
         try await Task.sleep(for: .seconds(8))
         let muted = try janus.participants(room: 1234)
@@ -114,7 +114,7 @@ struct JanusTests {
 
         // The server dies mid-class and comes back.
         janus.kill()
-        sender.terminate()
+        Fixtures.stop(sender)
         #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(eventsA, named: "room-lost").isEmpty })
         try await Task.sleep(for: .seconds(1))
         try await janus.start()

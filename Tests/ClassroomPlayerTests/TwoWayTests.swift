@@ -114,7 +114,7 @@ struct TwoWayTests {
         #expect(listed.first { $0["id"] as? String == "wrong" }?["state"] as? String == "failed")
         player.stdin.fileHandleForWriting.write(Data(#"{"do":"stop"}"# .utf8 + Data("\n".utf8)))
         #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
-        for sender in senders + [wrong] where sender.isRunning { sender.terminate() }
+        for sender in senders + [wrong] { Fixtures.stop(sender) }
 
         let removedAt = Fixtures.events(events, named: "live-removed").first?["t"] as? Double ?? 0
         func level(_ hz: Int, _ from: Double, _ to: Double) throws -> Double { try Fixtures.bandLevel(wav, from: from, to: to, band: (hz - 60)...(hz + 60)) }
