@@ -93,6 +93,16 @@ public final class Uplink: Sendable {
     /// Whether the uplink is muted.
     public var isMuted: Bool { (try? mute.bool("mute")) ?? false }
 
+    /// Calls `handler` with every microphone buffer as captured, before the DSP and its echo-path
+    /// offset (capture timestamps), on the streaming thread; keep the probe. For measurement.
+    public func tapCapture(_ handler: @escaping @Sendable (Buffer) -> Void) throws(EngineError) -> PadProbe? {
+        let pad = try EngineError.wrap { () throws(GStreamerError) in try split.staticPad("src") }
+        return pad.addProbe(.buffer) { info in
+            if let buffer = info.buffer { handler(buffer) }
+            return .ok
+        }
+    }
+
     /// Switches the DSP to `settings`: blocks the DSP's input, restarts it through NULL with the
     /// new settings (it reads them only when it starts) and unblocks. Waits up to `timeout`.
     ///

@@ -59,8 +59,41 @@ public enum EchoPathMeasurement {
         tap?.remove()
         let estimate = engine.echoPath
 
-        let micEnergy = energies.microphone.withLock { $0 }
-        let outEnergy = energies.uplink.withLock { $0 }
+        let (erle, windowERLE) = try energies.erle(settle: settle)
+        let after = estimateTime.withLock { $0 }.flatMap { time in
+            firstMic.withLock { $0 }.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 }
+        }
+        return EchoPathResult(erle: erle, minimumWindowERLE: windowERLE.min() ?? 0,
+                              windowERLE: windowERLE, estimate: estimate, estimateAfter: after,
+                              uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) })
+    }
+}
+
+/// The energy of each 10 ms frame going into the DSP and coming out of it, by (capture) running
+/// time; written on streaming threads.
+final class FrameEnergies: Sendable {
+    let microphone = Mutex<[ClockTime: Double]>([:])
+    let uplink = Mutex<[ClockTime: Double]>([:])
+    let delays = Mutex<[UInt64]>([])
+
+    func recordDelay(_ nanoseconds: UInt64) { delays.withLock { $0.append(nanoseconds) } }
+
+    func recordMicrophone(_ pts: ClockTime, _ samples: [Int16]) {
+        let energy = Self.energy(samples)
+        microphone.withLock { $0[pts] = energy }
+    }
+
+    func recordUplink(_ pts: ClockTime, _ samples: [Int16]) {
+        let energy = Self.energy(samples)
+        uplink.withLock { $0[pts] = energy }
+    }
+
+    /// ERLE in dB, 10·log10(ΣE_mic / ΣE_uplink), over the frames with far-end echo (above −50 dBFS)
+    /// from `settle` after the first microphone frame; and the ERLE of each 500 ms window from the
+    /// first frame on (windows with too little echo left out).
+    func erle(settle: ClockTime) throws -> (erle: Double, windows: [Double]) {
+        let micEnergy = microphone.withLock { $0 }
+        let outEnergy = uplink.withLock { $0 }
         guard let first = micEnergy.keys.min() else { throw MeasurementError("no microphone frames") }
         var inSum = 0.0, outSum = 0.0, frames = 0
         var windows: [Int: (Double, Double)] = [:]
@@ -77,32 +110,7 @@ public enum EchoPathMeasurement {
             guard let (input, output) = windows[key], input > 480 * 100 * 100 * 10 else { return nil }
             return 10 * log10(input / max(output, 1))
         }
-        let after = estimateTime.withLock { $0 }.flatMap { time in
-            firstMic.withLock { $0 }.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 }
-        }
-        return EchoPathResult(erle: 10 * log10(inSum / max(outSum, 1)), minimumWindowERLE: windowERLE.min() ?? 0,
-                              windowERLE: windowERLE, estimate: estimate, estimateAfter: after,
-                              uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) })
-    }
-}
-
-/// The energy of each 10 ms frame going into the DSP and coming out of it, by running time;
-/// written on streaming threads.
-private final class FrameEnergies: Sendable {
-    let microphone = Mutex<[ClockTime: Double]>([:])
-    let uplink = Mutex<[ClockTime: Double]>([:])
-    let delays = Mutex<[UInt64]>([])
-
-    func recordDelay(_ nanoseconds: UInt64) { delays.withLock { $0.append(nanoseconds) } }
-
-    func recordMicrophone(_ pts: ClockTime, _ samples: [Int16]) {
-        let energy = Self.energy(samples)
-        microphone.withLock { $0[pts] = energy }
-    }
-
-    func recordUplink(_ pts: ClockTime, _ samples: [Int16]) {
-        let energy = Self.energy(samples)
-        uplink.withLock { $0[pts] = energy }
+        return (10 * log10(inSum / max(outSum, 1)), windowERLE)
     }
 
     static func energy(_ samples: [Int16]) -> Double { samples.reduce(0.0) { $0 + Double($1) * Double($1) } }

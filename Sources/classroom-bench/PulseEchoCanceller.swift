@@ -106,7 +106,7 @@ struct PulseEchoCanceller {
 }
 
 /// Energies of the recorded buffers by running time, written on streaming threads.
-private final class WindowEnergies: Sendable {
+final class WindowEnergies: Sendable {
     private let microphone = Mutex<[(ClockTime, Double, Int)]>([])   // pts, energy, samples
     private let processed = Mutex<[(ClockTime, Double, Int)]>([])
 

@@ -20,7 +20,7 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
-    @Option(help: "Development: run only these rows (two-way: mouth-to-ear and 32 peers) and print them; docs/ is not written.")
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear and 32 peers; echo-room: the canceller in the room rig) and print them; docs/ is not written.")
     var only: String?
 
     func run() async throws {
@@ -39,9 +39,14 @@ struct RunBenchmarks: AsyncParsableCommand {
         }
         let plan = BenchmarkPlan(quick: quick, soakSeconds: soakSeconds ?? (quick ? 60 : 600))
         let executable = try Self.executablePath()
+        let roomScript = RoomRig.script(root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         if let only {
-            guard only == "two-way" else { throw BenchError("--only takes two-way") }
-            let rows = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
+            let rows: [BenchmarkRow]
+            switch only {
+            case "two-way": rows = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
+            case "echo-room": rows = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
+            default: throw BenchError("--only takes two-way or echo-room, not \(only)")
+            }
             print(ReportWriter.table(rows))
             for row in rows { print("\n\(row.measure): \(row.method)") }
             return
@@ -57,6 +62,8 @@ struct RunBenchmarks: AsyncParsableCommand {
         let sync = await AVSyncMeasurement.rows(logger: logger)
         progress("ERLE: engine voice and raw profiles, PulseAudio module-echo-cancel")
         let echo = await EchoComparison.rows(delays: [10, 30, 50], pulseRuns: plan.pulseEchoRuns, logger: logger)
+        progress("ERLE in the room rig at \(Self.roomDelays.map(String.init).joined(separator: ", ")) ms unreported latency, and PulseAudio's canceller there")
+        let room = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
         progress("waiting for the long run to finish its cycles before the CPU-heavy children")
         await soak.waitForCycles()
         progress("CPU per audio second, engine vs gst-launch-1.0")
@@ -69,7 +76,7 @@ struct RunBenchmarks: AsyncParsableCommand {
         progress("waiting for the long run")
         let long = await soak.rows(voiceBaselineRSSKiB: cost.gstVoicePeakRSSKiB)
 
-        let rows = level + long.continuity + latency + echo + sync + cost.rows + mixing + twoWay + startup + long.memory
+        let rows = level + long.continuity + latency + echo + room + sync + cost.rows + mixing + twoWay + startup + long.memory
         let wall = Double(ProcessMeters.monotonicNanoseconds() - startedAt) / 1e9
         let info = ReportWriter.RunInfo(started: started, wallSeconds: wall, quick: quick, soakSeconds: plan.soakSeconds,
                                         machine: Self.machine(), gstreamer: GStreamer.version.description)
@@ -77,6 +84,9 @@ struct RunBenchmarks: AsyncParsableCommand {
         print(ReportWriter.table(rows))
         print("\nwrote \(output)/BENCHMARKS.md and \(output)/benchmarks.json in \(Int(wall)) s")
     }
+
+    /// Unreported device latencies the room runs at (issue #11).
+    static let roomDelays = [0, 60, 150, 300]
 
     /// The two-way classroom: mouth-to-ear latency kiosk → kiosk over RTP, and 32 RTP peers in real time.
     private static func twoWayRows(executable: String, plan: BenchmarkPlan, logger: Logger) async -> [BenchmarkRow] {

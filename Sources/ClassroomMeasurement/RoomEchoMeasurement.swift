@@ -1,0 +1,131 @@
+import ClassroomEngine
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// The echo canceller in a real-time room, through the public API: the engine plays a teacher's
+/// speech (an RTC feed) on the sound server's `speaker`, a `RoomRig` brings it back into a
+/// microphone sink with `delay` of unreported latency, and the engine's microphone is that sink's
+/// monitor with the voice profile. Runs in real time (about 14 s of speech and 2 s around it).
+public enum RoomEchoMeasurement {
+    /// What one room run measured.
+    public struct Result: Sendable {
+        /// ERLE after `settle`, per-window ERLE, the engine's estimate and the uplink delays (as the synthetic measurement).
+        public let path: EchoPathResult
+        /// Seconds from the first far-end echo until every later 500 ms window cancels at least 20 dB; nil if that never happens.
+        public let convergence: Double?
+        /// The echo path measured from the whole run: the peak of the plain cross-correlation of the
+        /// far end (by play time) and the microphone (by capture time), at 8 kHz; nil without a clear peak.
+        public let truth: ClockTime?
+
+        /// |estimate − truth| in milliseconds, when both are known.
+        public var estimateError: Double? {
+            guard let estimate = path.estimate?.delay, let truth else { return nil }
+            return abs(Double(estimate.nanoseconds) - Double(truth.nanoseconds)) / 1e6
+        }
+    }
+
+    /// One run at `delay` ms of unreported latency; `script` is room.py's path.
+    public static func run(script: String, delay: Int, settle: ClockTime = .seconds(8), speaker: String = "speaker", logger: Logger) async throws -> Result {
+        let engine = try AudioEngine(output: .soundServer(device: speaker), logger: logger)
+        try engine.start()
+        defer { engine.stop() }
+        let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
+        let teacher = try engine.addRTCInput(id: "rtc-teacher", format: format)
+        let room = try RoomRig(script: script, speaker: speaker, delay: delay, seconds: 40)
+        defer { room.stop() }
+
+        let energies = FrameEnergies()
+        let signals = Signals()
+        let estimateTime = Mutex<ClockTime?>(nil)
+        let watch = engine.observeEchoPath { [weak engine] _ in estimateTime.withLock { $0 = $0 ?? engine?.runningTime } }
+        defer { watch.cancel() }
+        let uplink = try engine.connectMicrophone(.device(room.microphone), processing: .voice) { [weak engine] frame in
+            guard let pts = frame.timestamp else { return }
+            if let now = engine?.runningTime { energies.recordDelay(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0) }
+            energies.recordUplink(pts, frame.samples)
+        }
+        let latency = engine.outputLatency
+        let micTap = try uplink.tapCapture { buffer in
+            guard let pts = buffer.pts else { return }
+            let samples = buffer.int16Samples()
+            energies.recordMicrophone(pts, samples)
+            signals.record(microphone: samples, at: pts)
+        }
+        defer { micTap?.remove() }
+        let farTap = try engine.tapOutput { buffer in
+            guard let pts = buffer.pts else { return }
+            signals.record(farEnd: buffer.int16Samples(), channels: EngineGraph.outputFormat.channels, at: pts + latency)
+        }
+        defer { farTap?.remove() }
+        let pump = try SignalPump("filesrc location=\(try SpeechSample.farEnd()) ! wavparse", into: teacher, format: format)
+        defer { pump.stop() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !pump.finished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try await Task.sleep(for: .milliseconds(500))
+        let estimate = engine.echoPath
+
+        let (erle, windows) = try energies.erle(settle: settle)
+        let firstMic = energies.microphone.withLock { $0.keys.min() }
+        let after = estimateTime.withLock { $0 }.flatMap { time in firstMic.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 } }
+        let path = EchoPathResult(erle: erle, minimumWindowERLE: windows.min() ?? 0, windowERLE: windows, estimate: estimate,
+                                  estimateAfter: after, uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) })
+        // Converged from the first window after which no window falls below 20 dB.
+        let lastBad = windows.lastIndex { $0 < 20 }
+        let convergence: Double? = lastBad == windows.count - 1 ? nil : Double((lastBad ?? -1) + 1) * 0.5
+        return Result(path: path, convergence: convergence, truth: signals.echoPath(longest: .milliseconds(600)))
+    }
+}
+
+/// The far end and the microphone at 8 kHz (means of 6 samples), placed by time; written on streaming threads.
+private final class Signals: Sendable {
+    private static let step = 6
+    private static let rate = 8_000
+    private let far = Mutex<[Int: Float]>([:])
+    private let mic = Mutex<[Int: Float]>([:])
+
+    func record(farEnd samples: [Int16], channels: Int, at time: ClockTime) {
+        let frames = samples.count / channels
+        let mono = (0..<frames).map { frame in (0..<channels).reduce(Float(0)) { $0 + Float(samples[frame * channels + $1]) } / Float(channels) }
+        place(mono, at: time, into: far)
+    }
+
+    func record(microphone samples: [Int16], at time: ClockTime) {
+        place(samples.map(Float.init), at: time, into: mic)
+    }
+
+    private func place(_ samples: [Float], at time: ClockTime, into store: borrowing Mutex<[Int: Float]>) {
+        let start = Int(time.nanoseconds * UInt64(Self.rate) / 1_000_000_000)
+        var decimated: [(Int, Float)] = []
+        var index = 0
+        while index + Self.step <= samples.count {
+            decimated.append((start + index / Self.step, samples[index..<index + Self.step].reduce(0, +) / Float(Self.step)))
+            index += Self.step
+        }
+        store.withLock { for (slot, value) in decimated { $0[slot] = value } }
+    }
+
+    /// The lag (0…`longest`) at which the microphone best matches the far end.
+    func echoPath(longest: ClockTime) -> ClockTime? {
+        let farSlots = far.withLock { $0 }, micSlots = mic.withLock { $0 }
+        guard let first = micSlots.keys.min(), let last = micSlots.keys.max() else { return nil }
+        let count = last - first + 1
+        let lags = Int(longest.nanoseconds * UInt64(Self.rate) / 1_000_000_000)
+        let length = RealFFT.fastLength(atLeast: 2 * (count + lags))
+        guard let fft = try? RealFFT(length: length) else { return nil }
+        var farSignal = [Float](repeating: 0, count: length), micSignal = [Float](repeating: 0, count: length)
+        for (slot, value) in micSlots { micSignal[slot - first] = value }
+        for (slot, value) in farSlots where slot >= first && slot - first < length { farSignal[slot - first] = value }
+        let farSpectrum = fft.forward(farSignal), micSpectrum = fft.forward(micSignal)
+        // IFFT(M · conj(F))[k] = Σ mic[n + k] · far[n]: the microphone k samples after the far end.
+        let cross = zip(micSpectrum, farSpectrum).map { mic, far in
+            SpectrumBin(real: mic.real * far.real + mic.imaginary * far.imaginary, imaginary: mic.imaginary * far.real - mic.real * far.imaginary)
+        }
+        let correlation = fft.inverse(cross)
+        var best = (lag: 0, value: -Float.greatestFiniteMagnitude)
+        for k in 0...lags where correlation[k] > best.value { best = (k, correlation[k]) }
+        guard best.value > 0 else { return nil }
+        return ClockTime(nanoseconds: UInt64(best.lag) * 1_000_000_000 / UInt64(Self.rate))
+    }
+}

@@ -1,0 +1,109 @@
+import ClassroomEngine
+import ClassroomMeasurement
+import Foundation
+import GStreamer
+import Logging
+
+/// The echo canceller in a real-time room (scripts/room/room.py) at several unreported device
+/// latencies, against PulseAudio's module-echo-cancel in the same room on the same speech (issue #11).
+enum EchoRoomComparison {
+    static let roomMethod = """
+        The room rig (scripts/room/room.py): what the speaker sink plays is captured, convolved with a classroom impulse \
+        response (direct path at 35 cm, the six first-order images of a 7×6×3 m room, an RT60 0.4 s tail), −65 dBFS noise \
+        added, and played into a microphone null sink at capture time + the extra latency + the rig's own (a 40 ms floor \
+        plus the null sinks' buffering, 79–108 ms measured): timestamps hold it, so it does not drift. Far end: espeak-ng \
+        speech (12.5 s) as an RTC feed; microphone: the sink's monitor; voice profile; public API only.
+        """
+
+    static func rows(delays: [Int], script: String, logger: Logger) async -> [BenchmarkRow] {
+        var rows: [BenchmarkRow] = []
+        for delay in delays {
+            let pulse: String
+            do {
+                let erle = try await PulseRoomCanceller.erle(script: script, delay: delay)
+                pulse = "PulseAudio module-echo-cancel (webrtc), same room and speech: \(formatted(erle, "dB"))"
+            } catch {
+                pulse = "PulseAudio module-echo-cancel: not measured (\(error))"
+            }
+            rows += await engineRows(delay: delay, script: script, pulse: pulse, logger: logger)
+        }
+        return rows
+    }
+
+    private static func engineRows(delay: Int, script: String, pulse: String, logger: Logger) async -> [BenchmarkRow] {
+        let where_ = "room, \(delay) ms unreported latency"
+        let erleMeasure = "ERLE after 8 s, engine voice profile, \(where_)"
+        let method = roomMethod + " ERLE = 10·log10(ΣE_mic / ΣE_uplink) over the 10 ms frames with echo above −50 dBFS, from 8 s after the first."
+        do {
+            let result = try await RoomEchoMeasurement.run(script: script, delay: delay, logger: logger)
+            let windows = result.path.windowERLE.map { String(Int($0.rounded())) }.joined(separator: " ")
+            var rows = [
+                BenchmarkRow(measure: erleMeasure, value: result.path.erle, unit: "dB", baseline: pulse, goal: "≥ 30 dB", pass: result.path.erle >= 30, runs: 1,
+                             method: method + " 500 ms windows from the first: \(windows) dB."),
+                BenchmarkRow(measure: "Convergence, \(where_)", value: result.convergence, unit: "s", baseline: "—", goal: "≤ 5 s",
+                             pass: result.convergence.map { $0 <= 5 } ?? false, runs: 1,
+                             method: roomMethod + " From the first echo until every later 500 ms window cancels ≥ 20 dB (nil: never)."),
+                BenchmarkRow(measure: "Echo-path estimate error, \(where_)", value: result.estimateError, unit: "ms",
+                             baseline: "estimate \(result.path.estimate.map { "\($0.delay)" } ?? "none"), measured path \(result.truth.map { "\($0)" } ?? "none")",
+                             goal: "≤ 10 ms", pass: result.estimateError.map { $0 <= 10 } ?? false, runs: 1,
+                             method: roomMethod + " The path measured after the run: the peak of the plain cross-correlation of the far end (by play time) and the microphone (by capture time) over the whole run at 8 kHz; the estimate is the engine's GCC-PHAT estimator's, applied \(result.path.estimateAfter.map { String(format: "%.1f s", $0) } ?? "never") after the first microphone frame."),
+            ]
+            rows.append(BenchmarkRow(measure: "Uplink added latency (99th percentile), \(where_)", value: Double(result.path.uplinkDelay99.nanoseconds) / 1e6, unit: "ms",
+                                     baseline: "maximum \(result.path.maximumUplinkDelay)", goal: "≤ 20 ms", pass: result.path.uplinkDelay99 <= .milliseconds(20), runs: result.path.uplinkDelays.count,
+                                     method: roomMethod + " From each uplink frame's capture timestamp to its callback (the engine's running time then)."))
+            return rows
+        } catch {
+            return [.notMeasured(erleMeasure, unit: "dB", baseline: pulse, goal: "≥ 30 dB", method: method, error: error)]
+        }
+    }
+}
+
+/// PulseAudio's own canceller in the same room: the far end into module-echo-cancel's sink, whose
+/// master is the room's speaker; the room plays into a microphone sink whose monitor is the
+/// canceller's source master; the microphone and the processed source are recorded side by side.
+enum PulseRoomCanceller {
+    static func erle(script: String, delay: Int) async throws -> Double {
+        let tag = UInt32.random(in: 0...UInt32.max)
+        let speaker = "bench_room_speaker_\(tag)", sink = "bench_room_aec_sink_\(tag)", source = "bench_room_aec_source_\(tag)"
+        let speakerModule = try PulseAudioControl.loadNullSink(speaker)
+        defer { PulseAudioControl.unload(speakerModule) }
+        let room = try RoomRig(script: script, speaker: speaker, delay: delay, seconds: 30)
+        defer { room.stop() }
+        let canceller = try PulseAudioControl.pactl("load-module", "module-echo-cancel", "aec_method=webrtc",
+                                                    "source_master=\(room.microphone)", "sink_master=\(speaker)",
+                                                    "source_name=\(source)", "sink_name=\(sink)", "aec_args=\"\(PulseEchoCanceller.arguments)\"")
+        defer { PulseAudioControl.unload(canceller) }
+        let farEnd = try PulseEchoCanceller.decode(try SpeechSample.farEnd())
+        let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"
+        let pipeline = try Pipeline.parse("""
+            appsrc name=far ! audioconvert ! pulsesink device=\(sink) \
+            pulsesrc device=\(source) ! audioconvert ! audioresample ! \(caps) ! appsink name=processed sync=false \
+            pulsesrc device=\(room.microphone) ! audioconvert ! audioresample ! \(caps) ! appsink name=mic sync=false
+            """)
+        pipeline.useClock(try Clock.system())
+        let energies = WindowEnergies()
+        var tokens: [SignalHandler] = []
+        for (name, isMic) in [("processed", false), ("mic", true)] {
+            let appsink = try pipeline.element(named: name, as: AppSink.self)
+            tokens.append(try appsink.onNewSample { sample in
+                guard let pts = sample.buffer?.pts, let samples = sample.buffer?.int16Samples() else { return }
+                energies.record(pts: pts, samples: samples, microphone: isMic)
+            })
+        }
+        let appsrc = try pipeline.element(named: "far", as: AppSource.self)
+        try appsrc.configure(audio: AudioFormat(format: .s16, rate: 48_000, channels: 1), isLive: false, doTimestamp: false, limits: .init(), whenFull: .block)
+        // 1 s in: a new stream on a null sink holds its first second (GSTREAMER-NOTES §6).
+        let padded = [Int16](repeating: 0, count: 48_000) + farEnd
+        var start = 0
+        while start < padded.count {
+            let end = min(padded.count, start + 480)
+            try appsrc.push(Array(padded[start..<end]), pts: .frames(start, rate: 48_000))
+            start = end
+        }
+        try appsrc.endOfStream()
+        try pipeline.setState(.playing)
+        defer { _ = try? pipeline.setState(.null); tokens.forEach { $0.disconnect() } }
+        try await Task.sleep(for: .seconds(Double(padded.count) / 48_000 + 1.5))
+        return try energies.erle(settle: .seconds(8))
+    }
+}
