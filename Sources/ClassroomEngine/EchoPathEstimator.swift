@@ -12,7 +12,7 @@ final class EchoPathEstimator: Sendable {
     /// What the estimator looks at and how sure it must be.
     struct Settings: Sendable {
         /// The longest echo path searched.
-        var longestPath: ClockTime = .milliseconds(450)
+        var longestPath: ClockTime = .milliseconds(600)
         /// How far below zero the search reaches (a device reporting too much latency).
         var earliestPath: ClockTime = .milliseconds(20)
         /// How much microphone audio one analysis correlates.

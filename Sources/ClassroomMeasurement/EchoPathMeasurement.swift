@@ -113,5 +113,16 @@ final class FrameEnergies: Sendable {
         return (10 * log10(inSum / max(outSum, 1)), windowERLE)
     }
 
+    /// The uplink frames by seconds from the first microphone frame.
+    func uplinkFrames() -> [(seconds: Double, energy: Double)] { relative(uplink.withLock { $0 }) }
+
+    /// The microphone frames by seconds from the first one.
+    func microphoneFrames() -> [(seconds: Double, energy: Double)] { relative(microphone.withLock { $0 }) }
+
+    private func relative(_ frames: [ClockTime: Double]) -> [(seconds: Double, energy: Double)] {
+        guard let first = microphone.withLock({ $0.keys.min() }) else { return [] }
+        return frames.map { (seconds: (Double($0.key.nanoseconds) - Double(first.nanoseconds)) / 1e9, energy: $0.value) }.sorted { $0.seconds < $1.seconds }
+    }
+
     static func energy(_ samples: [Int16]) -> Double { samples.reduce(0.0) { $0 + Double($1) * Double($1) } }
 }

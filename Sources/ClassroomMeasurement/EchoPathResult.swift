@@ -16,6 +16,9 @@ public struct EchoPathResult: Sendable {
     /// Every frame's time from its capture timestamp to its uplink callback, shortest first.
     public let uplinkDelays: [ClockTime]
 
+    /// A run without far-end speech: nothing to cancel, nothing measured.
+    static let silent = EchoPathResult(erle: 0, minimumWindowERLE: 0, windowERLE: [], estimate: nil, estimateAfter: nil, uplinkDelays: [])
+
     /// The longest uplink delay.
     public var maximumUplinkDelay: ClockTime { uplinkDelays.last ?? .zero }
 

@@ -19,6 +19,11 @@ public enum RoomEchoMeasurement {
         /// far end (by play time) and the microphone (by capture time), at 8 kHz; nil without a clear peak.
         public let truth: ClockTime?
 
+        /// Each uplink frame's energy, by seconds from the first microphone frame.
+        public let uplinkFrames: [(seconds: Double, energy: Double)]
+        /// Each microphone frame's energy (before the DSP), by seconds from the first microphone frame.
+        public let microphoneFrames: [(seconds: Double, energy: Double)]
+
         /// |estimate − truth| in milliseconds, when both are known.
         public var estimateError: Double? {
             guard let estimate = path.estimate?.delay, let truth else { return nil }
@@ -26,14 +31,17 @@ public enum RoomEchoMeasurement {
         }
     }
 
-    /// One run at `delay` ms of unreported latency; `script` is room.py's path.
-    public static func run(script: String, delay: Int, settle: ClockTime = .seconds(8), speaker: String = "speaker", logger: Logger) async throws -> Result {
+    /// One run at `delay` ms of unreported latency; `script` is room.py's path. Without `teacher`
+    /// the far end stays silent; `student` is a 48 kHz WAV the room adds `at` seconds in (the near end).
+    public static func run(script: String, delay: Int, settle: ClockTime = .seconds(8), teacher talks: Bool = true,
+                           student: (path: String, at: Double)? = nil, speaker: String = "speaker", logger: Logger) async throws -> Result {
         let engine = try AudioEngine(output: .soundServer(device: speaker), logger: logger)
         try engine.start()
         defer { engine.stop() }
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let teacher = try engine.addRTCInput(id: "rtc-teacher", format: format)
-        let room = try RoomRig(script: script, speaker: speaker, delay: delay, seconds: 40)
+        let room = try RoomRig(script: script, speaker: speaker, delay: delay, seconds: 40,
+                               extra: student.map { ["--near", $0.path, "--near-at", "\($0.at)"] } ?? [])
         defer { room.stop() }
 
         let energies = FrameEnergies()
@@ -59,11 +67,13 @@ public enum RoomEchoMeasurement {
             signals.record(farEnd: buffer.int16Samples(), channels: EngineGraph.outputFormat.channels, at: pts + latency)
         }
         defer { farTap?.remove() }
-        let pump = try SignalPump("filesrc location=\(try SpeechSample.farEnd()) ! wavparse", into: teacher, format: format)
+        // The teacher's speech, or as long in silence.
+        let pump = try SignalPump("filesrc location=\(try SpeechSample.farEnd()) ! wavparse ! volume volume=\(talks ? 1 : 0)", into: teacher, format: format)
         defer { pump.stop() }
         let deadline = ContinuousClock.now + .seconds(30)
         while !pump.finished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .milliseconds(500))
+        if !talks { return Result(path: .silent, convergence: nil, truth: nil, uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames()) }
         let estimate = engine.echoPath
 
         let (erle, windows) = try energies.erle(settle: settle)
@@ -74,7 +84,8 @@ public enum RoomEchoMeasurement {
         // Converged from the first window after which no window falls below 20 dB.
         let lastBad = windows.lastIndex { $0 < 20 }
         let convergence: Double? = lastBad == windows.count - 1 ? nil : Double((lastBad ?? -1) + 1) * 0.5
-        return Result(path: path, convergence: convergence, truth: signals.echoPath(longest: .milliseconds(600)))
+        return Result(path: path, convergence: convergence, truth: signals.echoPath(longest: .milliseconds(600)),
+                      uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames())
     }
 }
 
@@ -127,5 +138,24 @@ private final class Signals: Sendable {
         for k in 0...lags where correlation[k] > best.value { best = (k, correlation[k]) }
         guard best.value > 0 else { return nil }
         return ClockTime(nanoseconds: UInt64(best.lag) * 1_000_000_000 / UInt64(Self.rate))
+    }
+}
+
+extension RoomEchoMeasurement {
+    /// The student in double talk (ITU-T P.340): the uplink energy over the student's speech with
+    /// the teacher talking, against the same room with the student alone, in dB (0: nothing lost).
+    /// The student's span is where the microphone hears them in the run alone (frames above −50 dBFS), ±0.5 s.
+    public static func doubleTalk(script: String, delay: Int, logger: Logger) async throws -> (kept: Double, alone: Result, both: Result) {
+        let student = (path: try SpeechSample.nearEnd(), at: 8.0)   // after the canceller converged (2–3 s in the room)
+        let alone = try await run(script: script, delay: delay, teacher: false, student: student, logger: logger)
+        let both = try await run(script: script, delay: delay, student: student, logger: logger)
+        let talking = alone.microphoneFrames.filter { $0.energy > 480 * 100 * 100 }.map(\.seconds)
+        guard let from = talking.min(), let to = talking.max(), to - from > 1 else { throw MeasurementError("the student was not heard on the microphone") }
+        func energy(_ result: Result) -> Double {
+            result.uplinkFrames.filter { $0.seconds >= from - 0.5 && $0.seconds <= to + 0.5 }.reduce(0) { $0 + $1.energy }
+        }
+        let single = energy(alone), double = energy(both)
+        guard single > 0 else { throw MeasurementError("the uplink carried nothing of the student alone") }
+        return (10 * log10(max(double, 1) / single), alone, both)
     }
 }

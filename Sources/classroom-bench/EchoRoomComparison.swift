@@ -27,7 +27,30 @@ enum EchoRoomComparison {
             }
             rows += await engineRows(delay: delay, script: script, pulse: pulse, logger: logger)
         }
+        for delay in doubleTalkDelays { rows.append(await doubleTalkRow(delay: delay, script: script, logger: logger)) }
         return rows
+    }
+
+    /// Where the student's double talk is measured (two runs each).
+    static let doubleTalkDelays = [0, 150]
+
+    private static func doubleTalkRow(delay: Int, script: String, logger: Logger) async -> BenchmarkRow {
+        let measure = "Near end kept in double talk, engine voice profile, room, \(delay) ms unreported latency"
+        let method = roomMethod + """
+             The student (espeak-ng, another voice, about 4 s) speaks into the room 8 s in, while the teacher is still talking, \
+            and once with the teacher silent; kept = 10·log10(E_uplink with both / E_uplink student alone) over the student's \
+            span (where the microphone hears them alone, ±0.5 s), residual echo included (ITU-T P.340 type 2a asks ≥ −6 dB). \
+            PESQ-WB is not measured yet (issue #11).
+            """
+        do {
+            let (kept, _, both) = try await RoomEchoMeasurement.doubleTalk(script: script, delay: delay, logger: logger)
+            let beforeStudent = both.path.windowERLE.prefix(14).suffix(8)   // 500 ms windows from 3 s to 7 s: converged, the student not yet in
+            return BenchmarkRow(measure: measure, value: kept, unit: "dB",
+                                baseline: "ERLE before the student spoke: \(beforeStudent.map { String(Int($0.rounded())) }.joined(separator: " ")) dB per 500 ms",
+                                goal: "≥ −6 dB", pass: kept >= -6, runs: 2, method: method)
+        } catch {
+            return .notMeasured(measure, unit: "dB", baseline: "—", goal: "≥ −6 dB", method: method, error: error)
+        }
     }
 
     private static func engineRows(delay: Int, script: String, pulse: String, logger: Logger) async -> [BenchmarkRow] {
