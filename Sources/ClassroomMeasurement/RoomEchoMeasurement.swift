@@ -5,9 +5,12 @@ import Logging
 import Synchronization
 
 /// The echo canceller in a real-time room, through the public API: the engine plays a teacher's
-/// speech (an RTC feed) on the sound server's `speaker`, a `RoomRig` brings it back into a
+/// speech (an RTC feed) on a speaker sink of the room's own, a `RoomRig` brings it back into a
 /// microphone sink with `delay` of unreported latency, and the engine's microphone is that sink's
 /// monitor with the voice profile. Runs in real time (about 14 s of speech and 2 s around it).
+///
+/// The speaker is the room's alone: on the shared "speaker" the bench's long run played beside it,
+/// and the room brought that back too — an echo the engine never played (ERLE 22–25 dB instead of 55–75).
 public enum RoomEchoMeasurement {
     /// What one room run measured.
     public struct Result: Sendable {
@@ -34,7 +37,10 @@ public enum RoomEchoMeasurement {
     /// One run at `delay` ms of unreported latency; `script` is room.py's path. Without `teacher`
     /// the far end stays silent; `student` is a 48 kHz WAV the room adds `at` seconds in (the near end).
     public static func run(script: String, delay: Int, settle: ClockTime = .seconds(8), teacher talks: Bool = true,
-                           student: (path: String, at: Double)? = nil, speaker: String = "speaker", logger: Logger) async throws -> Result {
+                           student: (path: String, at: Double)? = nil, logger: Logger) async throws -> Result {
+        let speaker = "room_speaker_\(UInt32.random(in: 0...UInt32.max))"
+        let speakerModule = try PulseAudioControl.loadNullSink(speaker)
+        defer { PulseAudioControl.unload(speakerModule) }
         let engine = try AudioEngine(output: .soundServer(device: speaker), logger: logger)
         try engine.start()
         defer { engine.stop() }

@@ -97,36 +97,6 @@ enum PulseRoomCanceller {
                                                     "source_name=\(source)", "sink_name=\(sink)", "aec_args=\"\(PulseEchoCanceller.arguments)\"")
         defer { PulseAudioControl.unload(canceller) }
         let farEnd = try PulseEchoCanceller.decode(try SpeechSample.farEnd())
-        let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"
-        let pipeline = try Pipeline.parse("""
-            appsrc name=far ! audioconvert ! pulsesink device=\(sink) \
-            pulsesrc device=\(source) ! audioconvert ! audioresample ! \(caps) ! appsink name=processed sync=false \
-            pulsesrc device=\(room.microphone) ! audioconvert ! audioresample ! \(caps) ! appsink name=mic sync=false
-            """)
-        pipeline.useClock(try Clock.system())
-        let energies = WindowEnergies()
-        var tokens: [SignalHandler] = []
-        for (name, isMic) in [("processed", false), ("mic", true)] {
-            let appsink = try pipeline.element(named: name, as: AppSink.self)
-            tokens.append(try appsink.onNewSample { sample in
-                guard let pts = sample.buffer?.pts, let samples = sample.buffer?.int16Samples() else { return }
-                energies.record(pts: pts, samples: samples, microphone: isMic)
-            })
-        }
-        let appsrc = try pipeline.element(named: "far", as: AppSource.self)
-        try appsrc.configure(audio: AudioFormat(format: .s16, rate: 48_000, channels: 1), isLive: false, doTimestamp: false, limits: .init(), whenFull: .block)
-        // 1 s in: a new stream on a null sink holds its first second (GSTREAMER-NOTES §6).
-        let padded = [Int16](repeating: 0, count: 48_000) + farEnd
-        var start = 0
-        while start < padded.count {
-            let end = min(padded.count, start + 480)
-            try appsrc.push(Array(padded[start..<end]), pts: .frames(start, rate: 48_000))
-            start = end
-        }
-        try appsrc.endOfStream()
-        try pipeline.setState(.playing)
-        defer { _ = try? pipeline.setState(.null); tokens.forEach { $0.disconnect() } }
-        try await Task.sleep(for: .seconds(Double(padded.count) / 48_000 + 1.5))
-        return try energies.erle(settle: .seconds(8))
+        return try await PulseEchoCanceller.erle(playing: [(sink, farEnd)], processed: source, microphone: room.microphone, settle: .seconds(8))
     }
 }

@@ -54,12 +54,19 @@ struct PulseEchoCanceller {
     func erle(farEnd: [Int16], echoDelay: ClockTime, gain: Double = 0.5, settle: ClockTime = .seconds(2)) async throws -> Double {
         let delaySamples = Int(echoDelay.nanoseconds * 48_000 / 1_000_000_000)
         let echo = [Int16](repeating: 0, count: delaySamples) + farEnd.map { Int16(Double($0) * gain) }
+        return try await Self.erle(playing: [(sink, farEnd), (bus, echo)], processed: source, microphone: "\(bus).monitor", settle: settle)
+    }
+
+    /// Plays each signal into its sink and records the canceller's `processed` source and the
+    /// `microphone` side by side, all in one pipeline on one clock; ERLE in dB,
+    /// 10·log10(E_mic / E_processed), from `settle` after the echo starts to the end. Real time.
+    static func erle(playing signals: [(sink: String, samples: [Int16])], processed: String, microphone: String, settle: ClockTime) async throws -> Double {
         let caps = "audio/x-raw,format=S16LE,layout=interleaved,rate=48000,channels=1"
+        let players = signals.indices.map { "appsrc name=play\($0) ! audioconvert ! pulsesink device=\(signals[$0].sink)" }.joined(separator: " ")
         let pipeline = try Pipeline.parse("""
-            appsrc name=far ! audioconvert ! pulsesink device=\(sink) \
-            appsrc name=echo ! audioconvert ! pulsesink device=\(bus) \
-            pulsesrc device=\(source) ! audioconvert ! audioresample ! \(caps) ! appsink name=processed sync=false \
-            pulsesrc device=\(bus).monitor ! audioconvert ! audioresample ! \(caps) ! appsink name=mic sync=false
+            \(players) \
+            pulsesrc device=\(processed) ! audioconvert ! audioresample ! \(caps) ! appsink name=processed sync=false \
+            pulsesrc device=\(microphone) ! audioconvert ! audioresample ! \(caps) ! appsink name=mic sync=false
             """)
         pipeline.useClock(try Clock.system())
         let energies = WindowEnergies()
@@ -72,12 +79,12 @@ struct PulseEchoCanceller {
             })
         }
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
-        // Both start 1 s in: a new stream on a null sink holds its first second (GSTREAMER-NOTES §6).
+        // Each starts 1 s in: a new stream on a null sink holds its first second (GSTREAMER-NOTES §6).
         let lead = 48_000
-        for (name, signal) in [("far", farEnd), ("echo", echo)] {
-            let appsrc = try pipeline.element(named: name, as: AppSource.self)
+        for (index, signal) in signals.enumerated() {
+            let appsrc = try pipeline.element(named: "play\(index)", as: AppSource.self)
             try appsrc.configure(audio: format, isLive: false, doTimestamp: false, limits: .init(), whenFull: .block)
-            let padded = [Int16](repeating: 0, count: lead) + signal
+            let padded = [Int16](repeating: 0, count: lead) + signal.samples
             var start = 0
             while start < padded.count {
                 let end = min(padded.count, start + 480)
@@ -88,7 +95,8 @@ struct PulseEchoCanceller {
         }
         try pipeline.setState(.playing)
         defer { _ = try? pipeline.setState(.null); tokens.forEach { $0.disconnect() } }
-        try await Task.sleep(for: .seconds(Double(echo.count + lead) / 48_000 + 1.5))
+        let longest = signals.map(\.samples.count).max() ?? 0
+        try await Task.sleep(for: .seconds(Double(longest + lead) / 48_000 + 1.5))
         return try energies.erle(settle: settle)
     }
 
@@ -106,7 +114,7 @@ struct PulseEchoCanceller {
 }
 
 /// Energies of the recorded buffers by running time, written on streaming threads.
-final class WindowEnergies: Sendable {
+private final class WindowEnergies: Sendable {
     private let microphone = Mutex<[(ClockTime, Double, Int)]>([])   // pts, energy, samples
     private let processed = Mutex<[(ClockTime, Double, Int)]>([])
 
