@@ -10,6 +10,9 @@ final class RoomPresence: Sendable {
     let room: JanusRoom
     private let events: EventLog
     private let controller: SessionController
+    /// Held while the mute is decided and handed over, so a decision made before the microphone
+    /// connected cannot land after the one made since (two kiosks' CI runs each lost one voice so).
+    private let following = Mutex(())
 
     init(room: JanusRoom, controller: SessionController, events: EventLog) {
         self.room = room
@@ -30,7 +33,7 @@ final class RoomPresence: Sendable {
     }
 
     /// Follows the session: call after every session event and microphone change.
-    func followSession() { room.setMuted(shouldBeMuted) }
+    func followSession() { following.withLock { _ in room.setMuted(shouldBeMuted) } }
 
     /// Leaves the room (bounded, about 2 s when the server is gone).
     func leave() { room.leave() }
