@@ -155,7 +155,9 @@ struct JanusTests {
         }
         #expect((heard["A, its own voice"] ?? 0) < (heard["A hears B (median)"] ?? 0) - 30)
         #expect((heard["B, its own voice"] ?? 0) < (heard["B hears A (median)"] ?? 0) - 30)
-        // The tone's Opus noise lies around -65 dB in B's band; B itself is gone.
-        #expect((heard["A hears B after B's mic went off"] ?? 0) < min(-55, (heard["A hears B"] ?? 0) - 25))
+        // The tone's Opus noise lies around -65 dB in B's band; B itself is gone. 20 dB, not 25: B's own
+        // canceller sometimes holds its voice back while A and the tone play (B heard at -39.9 dB
+        // instead of -34 in one fresh-clone run), and 25 dB under that fell into the tone's noise (-64.6).
+        #expect((heard["A hears B after B's mic went off"] ?? 0) < min(-55, (heard["A hears B"] ?? 0) - 20))
     }
 }
