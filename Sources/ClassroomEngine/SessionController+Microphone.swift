@@ -1,0 +1,80 @@
+import ClassroomAudio
+import Dispatch
+import GStreamer
+
+/// The student's microphone as the session wants it: opening, rebuilding or reconfiguring its
+/// chain on each session change, and alarm 1033 when its device refuses.
+extension SessionController {
+    func applyMicrophone(new: ResolvedState, old: ResolvedState?) throws(EngineError) {
+        let source = microphoneSource(for: new)
+        // With the sound server gone the microphone cannot open; it comes back with the server.
+        let wanted = new.isRecording && source != nil && state.withLock { $0.outputLostAt == nil }
+        let processing = VoiceProcessing(profile: new.processingProfile)
+        guard wanted, let source else {
+            if engine.uplink != nil { engine.disconnectMicrophone() }
+            return
+        }
+        // A microphone that was refused (1033) is tried again on a new request to record, not on
+        // every other session change: each try would only fail on the bus again.
+        let refused = new.alarms.contains { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }
+        if engine.uplink == nil, refused, old?.isRecording == true { return }
+        if let uplink = engine.uplink {
+            if uplink.source != source {
+                // Another input device: rebuild the chain on it.
+                engine.disconnectMicrophone()
+                _ = try openMicrophone(source, processing: processing)
+            } else if uplink.voiceProcessing != processing {
+                try uplink.reconfigure(processing)
+            }
+        } else {
+            let uplink = try openMicrophone(source, processing: processing)
+            try uplink.setMuted(new.isInterrupted)
+        }
+    }
+
+    /// The microphone's source failed (the server refused it, it is busy or gone): its chain
+    /// goes, and alarm 1033 says why; the next session change tries again.
+    func microphoneFailed(_ why: String) {
+        guard let uplink = engine.uplink else { return }
+        engine.disconnectMicrophone()
+        guard !session.resolvedState.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
+        session.raiseAlarm(.recordingDeviceBusy, owner: "microphone",
+                           message: "the microphone (\(uplink.source)) cannot be opened: \(why) — another program may hold it, or the sound server refused it",
+                           context: ["source": "\(uplink.source)"])
+    }
+
+    /// The microphone delivers: a 1033 raised before is over.
+    func microphoneOpened() {
+        guard session.resolvedState.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
+        session.clearAlarm(.recordingDeviceBusy, owner: "microphone")
+    }
+
+    /// Opens the microphone chain; a device that cannot be opened (busy, refused, gone) raises
+    /// alarm 1033, and the next successful open clears it.
+    func openMicrophone(_ source: MicrophoneSource, processing: VoiceProcessing) throws(EngineError) -> Uplink {
+        let owner = "microphone"
+        let raised = { [session] in session.resolvedState.alarms.contains { $0.code == .recordingDeviceBusy && $0.owner == owner } }
+        do {
+            let uplink = try engine.connectMicrophone(source, processing: processing, onFrame: onUplinkFrame)
+            if raised() { queue.async { [session] in session.clearAlarm(.recordingDeviceBusy, owner: owner) } }
+            return uplink
+        } catch {
+            // Raised from the queue, not from inside this apply: raising is itself a session change.
+            if !raised() {
+                queue.async { [session] in
+                    session.raiseAlarm(.recordingDeviceBusy, owner: owner,
+                                       message: "the microphone (\(source)) cannot be opened: \(error.description) — another program may hold it, or the sound server refused it",
+                                       context: ["source": "\(source)"])
+                }
+            }
+            throw error
+        }
+    }
+
+    func microphoneSource(for resolved: ResolvedState) -> MicrophoneSource? {
+        switch microphone {
+        case .fixed(let source): return source
+        case .route: return resolved.route.input.map { .device($0.deviceID) }
+        }
+    }
+}
