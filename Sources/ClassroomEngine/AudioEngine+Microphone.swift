@@ -76,9 +76,12 @@ extension AudioEngine {
             try ElementFactory.make("audioconvert", name: "mic-convert"),
             try ElementFactory.make("audioresample", name: "mic-resample"),
             try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
-            // Every frame is processed `echoReferenceWait` after its capture time, when the echo
-            // probe holds the far end it needs; files and pushed samples are also paced in real time by it.
-            try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds))]),
+            // Files and pushed samples arrive early: each frame is processed `echoReferenceWait` after
+            // its capture time, when the echo probe holds the far end it needs, which paces them in real
+            // time. A capture device delivers a frame only once it is captured, and clocksync adds the
+            // device's latency to its wait (20 ms instead of 10 on pulsesrc, measured), so it does not wait.
+            try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds)),
+                                                                               "sync": .bool(!source.isDevice)]),
             split, dsp,
             try ElementFactory.make("level", name: EngineGraph.micLevel, properties: ["interval": .time(configuration.levelInterval)]),
             mute, sink,

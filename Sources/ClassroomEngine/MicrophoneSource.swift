@@ -11,6 +11,12 @@ public enum MicrophoneSource: Sendable, Hashable, CustomStringConvertible {
     /// the uplink format, with running-time timestamps; played in real time.
     case pushed
 
+    /// A capture device, which delivers samples only once they are captured (it paces itself).
+    public var isDevice: Bool {
+        if case .device = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .device(let name): return name.map { "microphone '\($0)'" } ?? "the default microphone"

@@ -22,6 +22,9 @@ public struct EchoPathResult: Sendable {
     /// The longest uplink delay.
     public var maximumUplinkDelay: ClockTime { uplinkDelays.last ?? .zero }
 
+    /// The uplink delay of the typical frame: a fixed wait shows here, a busy machine's late callbacks do not.
+    public var uplinkDelayMedian: ClockTime { uplinkDelays.isEmpty ? .zero : uplinkDelays[uplinkDelays.count / 2] }
+
     /// The uplink delay 99 % of frames stay within.
     public var uplinkDelay99: ClockTime {
         uplinkDelays.isEmpty ? .zero : uplinkDelays[min(uplinkDelays.count - 1, uplinkDelays.count * 99 / 100)]

@@ -15,9 +15,10 @@ enum SwitchLatencyMeasurement {
             (timestamped with the engine's running time), as a capture device delivers periods, into whatever microphone chain \
             exists. CLOCK_MONOTONIC at the connectMicrophone() call (lease → resolved voice profile → chain built and started) \
             vs at the first processed frame's uplink callback; disconnect, 100 ms, again. Up to 10 ms of each figure is the wait \
-            for the next period, and 52 ms is the engine's echo reference wait (AudioEngine.Configuration.echoReferenceWait): \
-            webrtcdsp can only process a frame once the echo probe holds the far end it needs, which it does about 50 ms \
-            after the frame's capture; without it the figure was 8.8 ms and echo paths under 45 ms were not cancelled. Opening a real capture device is not included (a PulseAudio null-sink monitor as the \
+            for the next period, and 10 ms is the engine's echo reference wait (AudioEngine.Configuration.echoReferenceWait): \
+            a frame is processed once it has been wholly captured, as a live microphone delivers it, when the echo probe \
+            holds the far end it needs (52 ms before the echo-path estimator moved the probe's window). Opening a real \
+            capture device is not included (a PulseAudio null-sink monitor as the \
             microphone was measured here to take 2 s for its first buffer while the sink is idle — a property of the virtual \
             device, so it is not used). Median of the runs.
             """

@@ -17,7 +17,7 @@ struct RoomEchoTests {
         let result = try await RoomEchoMeasurement.run(script: Self.roomScript, delay: 150, logger: EngineSupport.logger)
         print("FIGURE room, 150 ms unreported: estimate \(String(describing: result.path.estimate)) after \(String(describing: result.path.estimateAfter)) s, "
               + "measured path \(String(describing: result.truth)), ERLE after 8 s \(result.path.erle) dB, converged after \(String(describing: result.convergence)) s, "
-              + "windows \(result.path.windowERLE.map { Int($0.rounded()) }), uplink delay p99 \(result.path.uplinkDelay99)")
+              + "windows \(result.path.windowERLE.map { Int($0.rounded()) }), uplink delay median \(result.path.uplinkDelayMedian), p99 \(result.path.uplinkDelay99)")
         let estimate = try #require(result.path.estimate)
         // The rig plays each block at its capture time + 150 ms + its 40 ms floor; the sound server's
         // null sinks and monitors add their buffering (79–108 ms measured over 6 runs, with and without
