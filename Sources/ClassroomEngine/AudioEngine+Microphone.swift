@@ -82,7 +82,10 @@ extension AudioEngine {
             // device's latency to its wait (20 ms instead of 10 on pulsesrc, measured), so it does not wait.
             try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds)),
                                                                                "sync": .bool(!source.isDevice)]),
-            split, dsp,
+            split,
+            // What the student's microphone captured, for 1031: the DSP's output is quiet whenever it cancels an echo.
+            try ElementFactory.make("level", name: EngineGraph.micCaptureLevel, properties: ["interval": .time(configuration.levelInterval)]),
+            dsp,
             try ElementFactory.make("level", name: EngineGraph.micLevel, properties: ["interval": .time(configuration.levelInterval)]),
             mute, sink,
         ]

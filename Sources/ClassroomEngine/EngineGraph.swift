@@ -16,6 +16,8 @@ public enum EngineGraph {
     public static let micSplit = "mic-split"
     /// The WebRTC voice processor.
     public static let voiceDSP = "voice-dsp"
+    /// The level meter on what the microphone captured, before the DSP (1031 reads it).
+    public static let micCaptureLevel = "mic-capture-level"
     /// The level meter on the processed uplink.
     public static let micLevel = "mic-level"
     /// The mute stage of the uplink (interruptions).

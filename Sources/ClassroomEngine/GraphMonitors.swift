@@ -4,7 +4,7 @@ import Foundation
 import GStreamer
 
 /// Watches the running graph for the alarms only it can see: an RTC feed that stopped (1025), a
-/// microphone that stays too quiet (1031), and courseware made quieter at the output than the
+/// microphone that captures too little (1031), and courseware made quieter at the output than the
 /// session's gains explain (mediaSuppressed — the reference articles' main bug).
 ///
 /// Levels are recorded on the bus thread; `check` runs on the controller queue and returns
@@ -91,8 +91,9 @@ final class GraphMonitors: Sendable {
                 if !rtc.contains(where: { $0.id == owner }) { transition(.rtcAudioInterrupted, owner, false, "") }
             }
 
-            // 1031: the connected microphone stays below the floor.
-            if uplinkActive, let mic = state.latest[EngineGraph.micLevel], mic < settings.lowRecordingLevel {
+            // 1031: what the connected microphone captures stays below the floor (before the DSP,
+            // whose output is near silence whenever it cancels the teacher's echo).
+            if uplinkActive, let mic = state.latest[EngineGraph.micCaptureLevel], mic < settings.lowRecordingLevel {
                 state.lowMicSince = state.lowMicSince ?? now
             } else {
                 state.lowMicSince = nil
@@ -100,8 +101,8 @@ final class GraphMonitors: Sendable {
             let lowFor = state.lowMicSince.map { ClockTime(nanoseconds: now - $0) }
             transition(.recordingLevelTooLow, "microphone", lowFor.map { $0 >= settings.lowRecordingDuration } ?? false,
                        "the microphone stayed below \(Int(settings.lowRecordingLevel)) dBFS for \(lowFor?.seconds ?? 0) s",
-                       ["level_db": "\(state.latest[EngineGraph.micLevel] ?? -.infinity)"])
-            if !uplinkActive { state.latest[EngineGraph.micLevel] = nil }
+                       ["level_db": "\(state.latest[EngineGraph.micCaptureLevel] ?? -.infinity)"])
+            if !uplinkActive { state.latest[EngineGraph.micCaptureLevel] = nil }
 
             // mediaSuppressed: output quieter than courseware × expected gain.
             var suppressed = false

@@ -24,7 +24,7 @@ public final class SessionController: Sendable {
     public struct AlarmSettings: Sendable {
         /// 1025: an RTC input that received audio and then none for this long.
         public var rtcSilence: ClockTime = .milliseconds(500)
-        /// 1031: the processed microphone below this level …
+        /// 1031: what the microphone captures (before the DSP) below this level …
         public var lowRecordingLevel: Double = -60
         /// … for this long.
         public var lowRecordingDuration: ClockTime = .seconds(5)

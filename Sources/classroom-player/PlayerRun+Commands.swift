@@ -27,6 +27,7 @@ extension PlayerRun {
                 let frames = controller.engine.uplink?.framesDelivered
                 try refusedBySession { () throws(AudioSessionError) in try controller.disconnectMicrophone() }
                 meter.forget(EngineGraph.micLevel)
+                meter.forget(EngineGraph.micCaptureLevel)
                 if let frames { events.emit("microphone", [("connected", .bool(false)), ("frames", .number(Double(frames)))]) }
             }
             room?.followSession()

@@ -37,7 +37,8 @@ extension PlayerRun {
         }
         fields.append(("mic", .object([("connected", .bool(uplink != nil)), ("source", .maybe(uplink?.source.description)), ("echo_path", echoPath ?? .null),
                                        ("frames", .number(Double(uplink?.framesDelivered ?? 0))), ("muted", .bool(uplink?.isMuted ?? false))])))
-        fields.append(("levels", .object([("output_db", .maybe(meter.latest(EngineGraph.outputLevel))), ("mic_db", .maybe(uplink == nil ? nil : meter.latest(EngineGraph.micLevel)))])))
+        fields.append(("levels", .object([("output_db", .maybe(meter.latest(EngineGraph.outputLevel))), ("mic_db", .maybe(uplink == nil ? nil : meter.latest(EngineGraph.micLevel))),
+                                          ("mic_capture_db", .maybe(uplink == nil ? nil : meter.latest(EngineGraph.micCaptureLevel)))])))
         fields.append(("leases", .array(sessionState.leases.map { .object([("owner", .string($0.owner)), ("need", .string($0.requirement.rawValue))]) })))
         fields.append(("alarms", .array(resolved.alarms.map { .object($0.json) })))
         return fields

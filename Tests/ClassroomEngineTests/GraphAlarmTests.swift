@@ -1,6 +1,7 @@
 import ClassroomAudio
 import ClassroomMeasurement
 import Foundation
+import Synchronization
 import Testing
 @testable import ClassroomEngine
 import GStreamer
@@ -28,6 +29,54 @@ struct GraphAlarmTests {
         defer { voice.stop() }
         let cleared = await waitFor { !controller.session.resolvedState.alarms.contains { $0.code == .recordingLevelTooLow } }
         #expect(cleared)
+    }
+
+    /// The canceller leaves the uplink near silence while the teacher's echo fills the microphone:
+    /// 1031 measured on the processed uplink cried wolf here (issue #15), from what is captured it does not.
+    @Test("1031 reads what the microphone captures: a loud echo the canceller removes from the uplink does not raise it")
+    func cancelledEchoIsNotALowMicrophone() async throws {
+        var alarms = SessionController.AlarmSettings()
+        alarms.lowRecordingDuration = .seconds(1)
+        let controller = try SessionController(output: .discard, microphone: .fixed(.pushed), alarms: alarms, logger: EngineSupport.logger)
+        try controller.start()
+        defer { controller.stop() }
+        try controller.connectMicrophone()
+        let engine = controller.engine
+        let mic = try #require(engine.uplink?.pushedInput)
+        // The longest run of processed-uplink windows under the floor: the premise (the old meter would have raised 1031).
+        let quietUplink = Mutex<(since: ClockTime?, longest: ClockTime)>((nil, .zero))
+        let floor = alarms.lowRecordingLevel
+        let watch = engine.observe { event in
+            guard case .level(let meter, let rms, _, let time?) = event, meter == EngineGraph.micLevel else { return }
+            quietUplink.withLock { state in
+                guard (rms.max() ?? 0) < floor else { state.since = nil; return }
+                state.since = state.since ?? time
+                if let since = state.since, time - since > state.longest { state.longest = time - since }
+            }
+        }
+        defer { watch.cancel() }
+        // The teacher's speech plays; what the output renders comes back 6 dB down, 10 ms after it plays, as the microphone.
+        let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
+        let teacher = try engine.addRTCInput(id: "rtc-teacher", format: format)
+        let shift = engine.outputLatency + .milliseconds(10)
+        let echo = try engine.tapOutput { buffer in
+            guard let pts = buffer.pts else { return }
+            let stereo = buffer.int16Samples()
+            _ = try? mic.push((0..<stereo.count / 2).map { stereo[$0 * 2] / 2 }, pts: pts + shift)
+        }
+        defer { echo?.remove() }
+        let pump = try SignalPump("filesrc location=\(try SpeechSample.farEnd()) ! wavparse", into: teacher, format: format)
+        defer { pump.stop() }
+        var raised = false
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !pump.finished, ContinuousClock.now < deadline {
+            raised = raised || controller.session.resolvedState.alarms.contains { $0.code == .recordingLevelTooLow }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let longestQuiet = quietUplink.withLock { $0.longest }
+        print("FIGURE 1031 under a cancelled echo: the processed uplink stayed under \(alarms.lowRecordingLevel) dBFS for up to \(longestQuiet); raised \(raised)")
+        #expect(longestQuiet >= alarms.lowRecordingDuration)
+        #expect(!raised)
     }
 
     @Test("mediaSuppressed: the courseware turned down behind the session's back raises it; a duck does not")
