@@ -68,6 +68,7 @@ soak: setup
 		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassSoakTests
 
 bench: setup
+	bash scripts/python-venv.sh
 	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-bench
 	bash scripts/with-pulseaudio.sh $(SCRATCH)/release/classroom-bench run --output docs $(BENCH_FLAGS)
 

@@ -59,6 +59,9 @@ public final class Uplink: Sendable {
     /// The echo path the estimator settled on (two analyses agreeing); nil until then.
     public var echoPath: EchoPathEstimate? { estimator.withLock { $0?.applied } }
 
+    /// The CPU time the echo-path estimator has used on this chain (its taps and analyses).
+    public var echoPathEstimatorCPU: ClockTime { estimator.withLock { $0?.cpuTime ?? .zero } }
+
     /// The estimator's last confident analysis, settled or not.
     public var latestEchoPathAnalysis: EchoPathEstimate? { estimator.withLock { $0?.latest } }
 

@@ -26,6 +26,10 @@ public enum RoomEchoMeasurement {
         public let uplinkFrames: [(seconds: Double, energy: Double)]
         /// Each microphone frame's energy (before the DSP), by seconds from the first microphone frame.
         public let microphoneFrames: [(seconds: Double, energy: Double)]
+        /// The uplink's samples (48 kHz mono) from the first microphone frame on.
+        public let uplinkAudio: [Int16]
+        /// The echo-path estimator's CPU time over the run, as a share of one core (0.01 = 1 %).
+        public let estimatorCPUShare: Double
 
         /// |estimate − truth| in milliseconds, when both are known.
         public var estimateError: Double? {
@@ -35,9 +39,11 @@ public enum RoomEchoMeasurement {
     }
 
     /// One run at `delay` ms of unreported latency; `script` is room.py's path. Without `teacher`
-    /// the far end stays silent; `student` is a 48 kHz WAV the room adds `at` seconds in (the near end).
+    /// the far end stays silent; `student` is a 48 kHz WAV the room adds `at` seconds in (the near end);
+    /// `roomOptions` go to room.py as they are (`--noise-dbfs`, `--near-dbfs` …).
     public static func run(script: String, delay: Int, settle: ClockTime = .seconds(8), teacher talks: Bool = true,
-                           student: (path: String, at: Double)? = nil, logger: Logger) async throws -> Result {
+                           student: (path: String, at: Double)? = nil, roomOptions: [String] = [],
+                           processing: VoiceProcessing = .voice, logger: Logger) async throws -> Result {
         let speaker = "room_speaker_\(UInt32.random(in: 0...UInt32.max))"
         let speakerModule = try PulseAudioControl.loadNullSink(speaker)
         defer { PulseAudioControl.unload(speakerModule) }
@@ -47,19 +53,22 @@ public enum RoomEchoMeasurement {
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let teacher = try engine.addRTCInput(id: "rtc-teacher", format: format)
         let room = try RoomRig(script: script, speaker: speaker, delay: delay, seconds: 40,
-                               extra: student.map { ["--near", $0.path, "--near-at", "\($0.at)"] } ?? [])
+                               extra: (student.map { ["--near", $0.path, "--near-at", "\($0.at)"] } ?? []) + roomOptions)
         defer { room.stop() }
 
         let energies = FrameEnergies()
         let signals = Signals()
+        let uplinkAudio = TimedSamples()
         let estimateTime = Mutex<ClockTime?>(nil)
         let watch = engine.observeEchoPath { [weak engine] _ in estimateTime.withLock { $0 = $0 ?? engine?.runningTime } }
         defer { watch.cancel() }
-        let uplink = try engine.connectMicrophone(.device(room.microphone), processing: .voice) { [weak engine] frame in
+        let uplink = try engine.connectMicrophone(.device(room.microphone), processing: processing) { [weak engine] frame in
             guard let pts = frame.timestamp else { return }
             if let now = engine?.runningTime { energies.recordDelay(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0) }
             energies.recordUplink(pts, frame.samples)
+            uplinkAudio.record(frame.samples, at: pts)
         }
+        let connected = ContinuousClock.now
         let latency = engine.outputLatency
         let micTap = try uplink.tapCapture { buffer in
             guard let pts = buffer.pts else { return }
@@ -79,11 +88,17 @@ public enum RoomEchoMeasurement {
         let deadline = ContinuousClock.now + .seconds(30)
         while !pump.finished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .milliseconds(500))
-        if !talks { return Result(path: .silent, convergence: nil, truth: nil, uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames()) }
+        let elapsed = ContinuousClock.now - connected
+        let cpuShare = Double(uplink.echoPathEstimatorCPU.nanoseconds) / 1e9 / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        let firstMic = energies.microphone.withLock { $0.keys.min() }
+        let audio = firstMic.map { uplinkAudio.assembled(from: $0, rate: 48_000) } ?? []
+        if !talks {
+            return Result(path: .silent, convergence: nil, truth: nil, uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames(),
+                          uplinkAudio: audio, estimatorCPUShare: cpuShare)
+        }
         let estimate = engine.echoPath
 
         let (erle, windows) = try energies.erle(settle: settle)
-        let firstMic = energies.microphone.withLock { $0.keys.min() }
         let after = estimateTime.withLock { $0 }.flatMap { time in firstMic.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 } }
         let path = EchoPathResult(erle: erle, minimumWindowERLE: windows.min() ?? 0, windowERLE: windows, estimate: estimate,
                                   estimateAfter: after, uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) })
@@ -91,7 +106,8 @@ public enum RoomEchoMeasurement {
         let lastBad = windows.lastIndex { $0 < 20 }
         let convergence: Double? = lastBad == windows.count - 1 ? nil : Double((lastBad ?? -1) + 1) * 0.5
         return Result(path: path, convergence: convergence, truth: signals.echoPath(longest: .milliseconds(600)),
-                      uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames())
+                      uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames(),
+                      uplinkAudio: audio, estimatorCPUShare: cpuShare)
     }
 }
 
@@ -144,24 +160,5 @@ private final class Signals: Sendable {
         for k in 0...lags where correlation[k] > best.value { best = (k, correlation[k]) }
         guard best.value > 0 else { return nil }
         return ClockTime(nanoseconds: UInt64(best.lag) * 1_000_000_000 / UInt64(Self.rate))
-    }
-}
-
-extension RoomEchoMeasurement {
-    /// The student in double talk (ITU-T P.340): the uplink energy over the student's speech with
-    /// the teacher talking, against the same room with the student alone, in dB (0: nothing lost).
-    /// The student's span is where the microphone hears them in the run alone (frames above −50 dBFS), ±0.5 s.
-    public static func doubleTalk(script: String, delay: Int, logger: Logger) async throws -> (kept: Double, alone: Result, both: Result) {
-        let student = (path: try SpeechSample.nearEnd(), at: 8.0)   // after the canceller converged (2–3 s in the room)
-        let alone = try await run(script: script, delay: delay, teacher: false, student: student, logger: logger)
-        let both = try await run(script: script, delay: delay, student: student, logger: logger)
-        let talking = alone.microphoneFrames.filter { $0.energy > 480 * 100 * 100 }.map(\.seconds)
-        guard let from = talking.min(), let to = talking.max(), to - from > 1 else { throw MeasurementError("the student was not heard on the microphone") }
-        func energy(_ result: Result) -> Double {
-            result.uplinkFrames.filter { $0.seconds >= from - 0.5 && $0.seconds <= to + 0.5 }.reduce(0) { $0 + $1.energy }
-        }
-        let single = energy(alone), double = energy(both)
-        guard single > 0 else { throw MeasurementError("the uplink carried nothing of the student alone") }
-        return (10 * log10(max(double, 1) / single), alone, both)
     }
 }

@@ -20,7 +20,7 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
-    @Option(help: "Development: run only these rows (two-way: mouth-to-ear and 32 peers; echo-room: the canceller in the room rig) and print them; docs/ is not written.")
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear and 32 peers; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room) and print them; docs/ is not written.")
     var only: String?
 
     func run() async throws {
@@ -45,7 +45,8 @@ struct RunBenchmarks: AsyncParsableCommand {
             switch only {
             case "two-way": rows = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
             case "echo-room": rows = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
-            default: throw BenchError("--only takes two-way or echo-room, not \(only)")
+            case "echo-tuning": rows = await EchoTuningSweep.rows(script: roomScript, logger: logger)
+            default: throw BenchError("--only takes two-way, echo-room or echo-tuning, not \(only)")
             }
             print(ReportWriter.table(rows))
             for row in rows { print("\n\(row.measure): \(row.method)") }

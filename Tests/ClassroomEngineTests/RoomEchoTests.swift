@@ -29,7 +29,8 @@ struct RoomEchoTests {
 
     @Test("double talk in the room at 150 ms unreported latency: the student keeps their level within 6 dB (ITU-T P.340 type 2a)")
     func studentSurvivesDoubleTalk() async throws {
-        let (kept, alone, both) = try await RoomEchoMeasurement.doubleTalk(script: Self.roomScript, delay: 150, logger: EngineSupport.logger)
+        let talk = try await RoomNearEnd.doubleTalk(script: Self.roomScript, delay: 150, logger: EngineSupport.logger)
+        let (kept, alone, both) = (talk.kept, talk.alone, talk.both)
         print("FIGURE room double talk, 150 ms: the student kept \(kept) dB; teacher cancelled before the student spoke: "
               + "\(both.path.windowERLE.prefix(14).suffix(8).map { Int($0.rounded()) }) dB; student alone \(alone.uplinkFrames.count) uplink frames")
         #expect(kept >= -6)

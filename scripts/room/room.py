@@ -70,6 +70,13 @@ def read_wav(path):
         return data.reshape(-1, w.getnchannels())[:, 0]
 
 
+def active_rms(x):
+    """RMS over the 10 ms frames louder than the median one: the talker, not the pauses."""
+    frames = x[: len(x) // 480 * 480].reshape(-1, 480)
+    power = (frames**2).mean(axis=1)
+    return float(np.sqrt(power[power >= np.median(power)].mean()))
+
+
 class Room:
     """The convolution state and what is added on top; one call per captured block."""
 
@@ -110,12 +117,15 @@ def main():
     parser.add_argument("--noise-dbfs", type=float, default=-65.0)
     parser.add_argument("--near", help="near-end talker, S16 48 kHz WAV")
     parser.add_argument("--near-at", type=float, default=0.0, help="seconds after the first captured block")
+    parser.add_argument("--near-dbfs", type=float, help="scale the near-end talker to this active speech level (RMS over its louder half)")
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
 
     Gst.init(None)
     ir = impulse_response(args.distance, args.rt60) * 10 ** (args.echo_gain_db / 20)
     near = read_wav(args.near) if args.near else np.zeros(0)
+    if len(near) and args.near_dbfs is not None:
+        near *= 32768 * 10 ** (args.near_dbfs / 20) / active_rms(near)
     room = Room(ir, near, int(args.near_at * RATE), 32768 * 10 ** (args.noise_dbfs / 20))
     shift = int((args.delay_ms + FLOOR_MS) * Gst.MSECOND)
 

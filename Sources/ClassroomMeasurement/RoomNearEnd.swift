@@ -1,0 +1,106 @@
+import ClassroomEngine
+import Foundation
+import GStreamer
+import Logging
+
+/// What the room does to the student's side of the uplink (issue #11 items 4 and 5): double talk,
+/// room noise alone, and a quiet talker, each through the public API like `RoomEchoMeasurement.run`.
+public enum RoomNearEnd {
+    /// A double-talk measurement: the same student with and without the teacher talking.
+    public struct DoubleTalk: Sendable {
+        /// 10·log10(E_uplink with both / E_uplink student alone) over the student's speech, in dB (0: nothing lost).
+        public let kept: Double
+        /// The run with the student alone, and the one with the teacher talking too.
+        public let alone: RoomEchoMeasurement.Result, both: RoomEchoMeasurement.Result
+        /// The student's clean speech (48 kHz mono WAV), as the room adds it.
+        public let reference: String
+        /// Where the student is in each run's uplink (samples at 48 kHz), found by correlation with `reference`.
+        let aloneSpan: Range<Int>, bothSpan: Range<Int>
+
+        /// The uplink over the student's speech, from the run with or without the teacher.
+        public func uplink(withTeacher: Bool) -> [Int16] {
+            Array(withTeacher ? both.uplinkAudio[bothSpan] : alone.uplinkAudio[aloneSpan])
+        }
+    }
+
+    /// The student in double talk (ITU-T P.340): talks 8 s in, once alone and once while the teacher talks.
+    /// Each run's student is found in its own uplink: room.py and the engine start apart by a varying
+    /// 0–0.5 s, so one span for both runs cut the student short in one of them (measured).
+    public static func doubleTalk(script: String, delay: Int, processing: VoiceProcessing = .voice, logger: Logger) async throws -> DoubleTalk {
+        let student = (path: try SpeechSample.nearEnd(), at: 8.0)   // after the canceller converged (2–3 s in the room)
+        let alone = try await RoomEchoMeasurement.run(script: script, delay: delay, teacher: false, student: student, processing: processing, logger: logger)
+        let both = try await RoomEchoMeasurement.run(script: script, delay: delay, student: student, processing: processing, logger: logger)
+        let speech = try WaveFile.samples(at: student.path)
+        func span(in result: RoomEchoMeasurement.Result) throws -> Range<Int> {
+            guard let onset = onset(of: speech, in: result.uplinkAudio) else { throw MeasurementError("the student was not found on the uplink") }
+            let margin = 48_000 / 4
+            return max(0, onset - margin)..<min(result.uplinkAudio.count, onset + speech.count + margin)
+        }
+        let aloneSpan = try span(in: alone), bothSpan = try span(in: both)
+        func energy(_ samples: ArraySlice<Int16>) -> Double { samples.reduce(0) { $0 + Double($1) * Double($1) } }
+        let single = energy(alone.uplinkAudio[aloneSpan]), double = energy(both.uplinkAudio[bothSpan])
+        guard single > 0 else { throw MeasurementError("the uplink carried nothing of the student alone") }
+        return DoubleTalk(kept: 10 * log10(max(double, 1) / single), alone: alone, both: both, reference: student.path,
+                          aloneSpan: aloneSpan, bothSpan: bothSpan)
+    }
+
+    /// Where `reference` starts in `audio` (both 48 kHz), by the peak of their cross-correlation at 8 kHz.
+    static func onset(of reference: [Int16], in audio: [Int16]) -> Int? {
+        func decimated(_ samples: [Int16]) -> [Float] {
+            stride(from: 0, to: samples.count - 5, by: 6).map { start in (0..<6).reduce(Float(0)) { $0 + Float(samples[start + $1]) } / 6 }
+        }
+        let near = decimated(reference), heard = decimated(audio)
+        guard !near.isEmpty, heard.count > near.count else { return nil }
+        let length = RealFFT.fastLength(atLeast: heard.count + near.count)
+        guard let fft = try? RealFFT(length: length + length % 2) else { return nil }
+        let heardSpectrum = fft.forward(heard), nearSpectrum = fft.forward(near)
+        // IFFT(H · conj(N))[k] = Σ heard[n + k] · near[n]: the reference k samples into the audio.
+        let cross = zip(heardSpectrum, nearSpectrum).map { h, n in
+            SpectrumBin(real: h.real * n.real + h.imaginary * n.imaginary, imaginary: h.imaginary * n.real - h.real * n.imaginary)
+        }
+        let correlation = fft.inverse(cross)
+        let lags = 0...(heard.count - near.count)
+        guard let peak = lags.max(by: { correlation[$0] < correlation[$1] }), correlation[peak] > 0 else { return nil }
+        return peak * 6
+    }
+
+    /// Room noise alone (no teacher, no student) at `noiseDBFS`: 10·log10(E_mic / E_uplink) over
+    /// everything from 3 s after the first microphone frame, in dB; and the noise level on the microphone.
+    public static func noiseReduction(script: String, noiseDBFS: Double, processing: VoiceProcessing = .voice,
+                                      logger: Logger) async throws -> (reduction: Double, microphoneDBFS: Double) {
+        let run = try await RoomEchoMeasurement.run(script: script, delay: 0, teacher: false, roomOptions: ["--noise-dbfs", "\(noiseDBFS)"],
+                                                    processing: processing, logger: logger)
+        let settled = 3.0...Double.greatestFiniteMagnitude
+        let microphone = energy(run.microphoneFrames, in: settled), uplink = energy(run.uplinkFrames, in: settled)
+        let frames = run.microphoneFrames.filter { settled.contains($0.seconds) }.count
+        guard frames > 300, microphone > 0 else { throw MeasurementError("only \(frames) microphone frames of noise arrived") }
+        return (10 * log10(microphone / max(uplink, 1)), dBFS(microphone / Double(frames * 480)))
+    }
+
+    /// A student speaking at `talkerDBFS` (active speech level, teacher silent): the active speech
+    /// level of the microphone and of the uplink over their speech, in dBFS.
+    public static func quietTalker(script: String, talkerDBFS: Double, processing: VoiceProcessing = .voice,
+                                   logger: Logger) async throws -> (microphone: Double, uplink: Double) {
+        let student = (path: try SpeechSample.nearEnd(), at: 5.0)
+        let run = try await RoomEchoMeasurement.run(script: script, delay: 0, teacher: false, student: student,
+                                                    roomOptions: ["--near-dbfs", "\(talkerDBFS)"], processing: processing, logger: logger)
+        let talking = run.microphoneFrames.filter { $0.seconds >= student.at - 1 }
+        guard let from = talking.first?.seconds, talking.count > 300 else { throw MeasurementError("the student was not heard on the microphone") }
+        let span = from...(from + 6)
+        return (activeLevel(run.microphoneFrames, in: span), activeLevel(run.uplinkFrames, in: span))
+    }
+
+    private static func energy(_ frames: [(seconds: Double, energy: Double)], in span: ClosedRange<Double>) -> Double {
+        frames.filter { span.contains($0.seconds) }.reduce(0) { $0 + $1.energy }
+    }
+
+    /// The mean power of the louder half of the 10 ms frames in `span` (the talker, not the pauses), in dBFS.
+    private static func activeLevel(_ frames: [(seconds: Double, energy: Double)], in span: ClosedRange<Double>) -> Double {
+        let energies = frames.filter { span.contains($0.seconds) }.map(\.energy).sorted()
+        let louder = energies.suffix(max(1, energies.count / 2))
+        return dBFS(louder.reduce(0, +) / Double(louder.count * 480))
+    }
+
+    /// dB relative to a full-scale square wave's power (32768²).
+    private static func dBFS(_ meanPower: Double) -> Double { 10 * log10(max(meanPower, 1e-3) / (32768.0 * 32768.0)) }
+}
