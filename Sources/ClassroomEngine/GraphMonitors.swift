@@ -4,7 +4,7 @@ import Foundation
 import GStreamer
 
 /// Watches the running graph for the alarms only it can see: an RTC feed that stopped (1025), a
-/// microphone that captures too little (1031), and courseware made quieter at the output than the
+/// microphone that captures too little (1031), an output the sound server plays silently (1032), and courseware made quieter at the output than the
 /// session's gains explain (mediaSuppressed — the reference articles' main bug).
 ///
 /// Levels are recorded on the bus thread; `check` runs on the controller queue and returns
@@ -25,6 +25,7 @@ final class GraphMonitors: Sendable {
         var raised: Set<String> = []            // "code/owner"
         var lowMicSince: UInt64?
         var suppressedSince: UInt64?
+        var silentAtServerSince: UInt64?
         var expectedCoursewareGain = 1.0
     }
 
@@ -62,8 +63,10 @@ final class GraphMonitors: Sendable {
         return (a > b ? a - b : b - a) <= comparableWithin
     }
 
-    /// Looks at everything once; returns the alarms to raise or clear now.
-    func check(inputs: [AudioInput], uplinkActive: Bool, now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> [Finding] {
+    /// Looks at everything once; returns the alarms to raise or clear now. `served` is the level the
+    /// sound server really plays on the output's device (`OutputWitness`), nil when unknown.
+    func check(inputs: [AudioInput], uplinkActive: Bool, served: (device: String, level: Double)? = nil,
+               now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> [Finding] {
         levels.withLock { state in
             var findings: [Finding] = []
             func transition(_ code: AlarmCode, _ owner: String, _ active: Bool, _ message: @autoclosure () -> String, _ context: [String: String] = [:]) {
@@ -103,6 +106,19 @@ final class GraphMonitors: Sendable {
                        "the microphone stayed below \(Int(settings.lowRecordingLevel)) dBFS for \(lowFor?.seconds ?? 0) s",
                        ["level_db": "\(state.latest[EngineGraph.micCaptureLevel] ?? -.infinity)"])
             if !uplinkActive { state.latest[EngineGraph.micCaptureLevel] = nil }
+
+            // 1032: the engine plays and the server plays silence on the device (muted, volume 0);
+            // raised after `silentOutputDuration`, held until the server plays sound again.
+            let playing = state.latest[EngineGraph.outputLevel].map { $0 > settings.audibleOutput } ?? false
+            let silentAtServer = served.map { $0.level <= settings.silentAtServer } ?? false
+            if silentAtServer, playing { state.silentAtServerSince = state.silentAtServerSince ?? now }
+            if !silentAtServer { state.silentAtServerSince = nil }
+            let silentFor = state.silentAtServerSince.map { ClockTime(nanoseconds: now - $0) }
+            let held = state.raised.contains("\(AlarmCode.playoutLevelTooLow)/output") && silentAtServer
+            transition(.playoutLevelTooLow, "output", held || silentFor.map { $0 >= settings.silentOutputDuration } ?? false,
+                       "the sound server plays the output silently on '\(served?.device ?? "?")' while the engine plays at "
+                       + "\(Int(state.latest[EngineGraph.outputLevel] ?? -.infinity)) dBFS: is the device muted or at volume 0 (pactl set-sink-mute / set-sink-volume)?",
+                       ["device": served?.device ?? "", "served_db": "\(served?.level ?? -.infinity)", "output_db": "\(state.latest[EngineGraph.outputLevel] ?? -.infinity)"])
 
             // mediaSuppressed: output quieter than courseware × expected gain.
             var suppressed = false

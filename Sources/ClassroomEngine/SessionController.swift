@@ -20,26 +20,6 @@ public final class SessionController: Sendable {
         case fixed(MicrophoneSource)
     }
 
-    /// Thresholds of the graph alarms.
-    public struct AlarmSettings: Sendable {
-        /// 1025: an RTC input that received audio and then none for this long.
-        public var rtcSilence: ClockTime = .milliseconds(500)
-        /// 1031: what the microphone captures (before the DSP) below this level …
-        public var lowRecordingLevel: Double = -60
-        /// … for this long.
-        public var lowRecordingDuration: ClockTime = .seconds(5)
-        /// mediaSuppressed: the courseware quieter at the output than its gains explain by this much …
-        public var suppressionMargin: Double = 3
-        /// … for this long, while the courseware itself is above `suppressionFloor`.
-        public var suppressionDuration: ClockTime = .seconds(1)
-        /// Courseware quieter than this is not judged.
-        public var suppressionFloor: Double = -50
-        /// How often the monitors look.
-        public var checkInterval: ClockTime = .milliseconds(100)
-        /// Defaults.
-        public init() {}
-    }
-
     /// The session: leases, policy, volumes, routes.
     public let session: AudioSession
     /// The live graph.
@@ -51,6 +31,8 @@ public final class SessionController: Sendable {
     let logger: Logger
     let state = Locked(ControllerState())
     let monitors: GraphMonitors
+    /// What the sound server really plays on the output's device (1032).
+    let witness: OutputWitness
 
     struct ControllerState: Sendable {
         var applied: ResolvedState?
@@ -72,6 +54,8 @@ public final class SessionController: Sendable {
         /// Bluetooth devices that went away, by physical device and direction, held back for
         /// `profileSwitchGrace` in case the same headset comes back under another profile.
         var departedBluetooth: [String: String] = [:]
+        /// How many times the alarms were checked.
+        var alarmChecks = 0
     }
 
     /// What took the output away.
@@ -105,6 +89,7 @@ public final class SessionController: Sendable {
         self.onUplinkFrame = onUplinkFrame
         self.logger = logger
         monitors = GraphMonitors(settings: alarms)
+        witness = OutputWitness(logger: logger)
     }
 
     // MARK: Life cycle
@@ -132,6 +117,7 @@ public final class SessionController: Sendable {
         }
         timer?.source.cancel()
         monitor?.stop()
+        witness.stop()
         lesson?.stop()
         queue.sync {
             engine.disconnectMicrophone()
@@ -315,38 +301,6 @@ public final class SessionController: Sendable {
             if element == EngineGraph.micSource { queue.async { [self] in microphoneFailed(message) } }
         case .warning:
             break
-        }
-    }
-
-    // MARK: Alarms
-
-    func startMonitorTimer() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let interval = Int(alarms.checkInterval.milliseconds)
-        timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
-        timer.setEventHandler { [weak self] in self?.checkAlarms() }
-        timer.resume()
-        state.withLock { $0.timer = MonitorTimer(source: timer) }
-    }
-
-    func endServerCork() {
-        guard state.withLock({ state -> Bool in defer { state.corkedByServer = false }; return state.corkedByServer }) else { return }
-        _ = session.endInterruption(.soundServerCorked, shouldResume: true)
-    }
-
-    func checkAlarms() {
-        if state.withLock({ $0.outputLostAt != nil }) {
-            tryRecovery()
-            return
-        }
-        if state.withLock({ $0.corkedByServer }), engine.isOutputMutedByServer == false { endServerCork() }
-        let findings = monitors.check(inputs: engine.inputs, uplinkActive: engine.uplink != nil)
-        for finding in findings {
-            if finding.raised {
-                session.raiseAlarm(finding.code, owner: finding.owner, message: finding.message, context: finding.context)
-            } else {
-                session.clearAlarm(finding.code, owner: finding.owner)
-            }
         }
     }
 }

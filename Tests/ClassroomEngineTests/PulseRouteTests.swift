@@ -169,6 +169,30 @@ struct PulseRouteTests {
         #expect(controller.engine.pipeline.state == .playing)
     }
 
+    /// 1032 watches what the server really plays (the device's monitor): a muted sink plays silence
+    /// there while the engine's own meter says it plays, and nothing else in the graph can see that.
+    @Test("the output device muted on the server while the courseware plays raises 1032 naming the device; unmuted, it clears")
+    func mutedDeviceRaises1032() async throws {
+        let controller = try SessionController(output: .soundServer(device: nil), microphone: .fixed(.pushed), logger: EngineSupport.logger)
+        try controller.start()
+        defer { controller.stop() }
+        let courseware = try controller.engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.3 samplesperbuffer=480", into: courseware, format: EngineGraph.outputFormat)
+        defer { pump.stop() }
+        try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        let alarm = { controller.session.resolvedState.alarms.first { $0.code == .playoutLevelTooLow } }
+        // Heard as it is played: no alarm.
+        #expect(await !ClassroomEngineTests.waitFor(timeout: .seconds(3)) { alarm() != nil })
+
+        try Self.pactl("set-sink-mute", "speaker", "1")
+        defer { _ = try? Self.pactl("set-sink-mute", "speaker", "0") }
+        try await waitFor("1032 after the mute", timeout: .seconds(6)) { alarm() != nil }
+        print("FIGURE 1032: \(alarm()?.message ?? "none") \(alarm()?.context ?? [:])")
+        #expect(alarm()?.context["device"] == "speaker")
+        try Self.pactl("set-sink-mute", "speaker", "0")
+        try await waitFor("1032 to clear after the unmute", timeout: .seconds(5)) { alarm() == nil }
+    }
+
     @Test("the sound server killed and restarted: media services lost, then reset within 3 s, and the same pipeline plays on the new server with the microphone back",
           .disabled(if: EngineSupport.onPipeWire, "KNOWN DEFECT on PipeWire: stopping the PipeWire stack aborts the process in pulsesink 1.22's main-loop mutex (owner died), measured; to be fixed"))
     func soundServerRestart() async throws {
