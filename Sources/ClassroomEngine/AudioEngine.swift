@@ -42,8 +42,9 @@ public final class AudioEngine: Sendable {
         /// webrtcdsp takes the far end for a frame from the echo probe when it processes the frame;
         /// the far end for an echo path of 5 ms reaches the probe about 5 ms after the frame's
         /// capture time (the mix reaches the probe about as late as the pipeline latency allows).
-        /// A live microphone delivers a 10 ms frame 10 ms after its capture time anyway.
-        /// Nil: 10 ms. It delays the uplink by as much.
+        /// A live microphone delivers a 10 ms frame 10 ms after its capture time anyway, so only
+        /// files and pushed samples wait; a capture device's frames are not held.
+        /// Nil: 10 ms. It delays their uplink by as much.
         public var echoReferenceWait: ClockTime?
         /// Defaults.
         public init() {}
