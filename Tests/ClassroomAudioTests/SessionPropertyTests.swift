@@ -3,7 +3,7 @@ import PropertyBased
 import Testing
 
 /// Random sequences of everything a classroom does to a session, checked after every step
-/// against a model the test keeps itself and against the invariants of DESIGN §4.
+/// against a model the test keeps itself and against DESIGN §4 as `DesignModel` states it.
 @Suite("Session properties")
 struct SessionPropertyTests {
     /// Devices that come and go during the random runs.
@@ -12,6 +12,8 @@ struct SessionPropertyTests {
         Devices.usbHeadsetMic, Devices.jackHeadphones, Devices.hdmi, Devices.usbMic, Devices.lineOut,
         Devices.bluetoothHeadsetA2DP, Devices.bluetoothHeadsetHFP, Devices.bluetoothHeadsetMic, Devices.bluetoothSpeaker,
     ]
+
+    static let legalConfigurationsByCategory = Dictionary(grouping: allLegalConfigurations, by: \.category)
 
     /// What the test believes the session holds.
     struct Model {
@@ -26,12 +28,19 @@ struct SessionPropertyTests {
         var awaitingReactivation = false
         var activationCount = 0
         var portOverride = PortOverride.none
+        /// The configuration before the last step, and whether that step added a lease (rule 1).
+        var configurationBefore = AudioConfiguration.initial
+        var stepAddedLease = false
+        /// Every configuration seen, by base and live leases: it must be a pure function of them.
+        var configurations: [Key: AudioConfiguration] = [:]
+
+        struct Key: Hashable {
+            let base: AudioConfiguration
+            let requirements: [AudioRequirement]
+        }
 
         var requirements: [AudioRequirement] { leases.map(\.requirement) }
         var rtcIsLive: Bool { leases.contains { $0.requirement.isRTC } }
-        var configuration: AudioConfiguration {
-            SessionResolver.configuration(base: base, requirements: requirements)
-        }
         var isActive: Bool { activationCount > 0 && interruptions.isEmpty && !awaitingReactivation }
     }
 
@@ -39,7 +48,9 @@ struct SessionPropertyTests {
     static func apply(_ code: Int, to session: AudioSession, model: inout Model) -> String {
         let kind = code % 15
         let parameter = code / 15
-        let configurationBefore = model.configuration
+        let configurationBefore = session.resolvedState.configuration
+        model.configurationBefore = configurationBefore
+        model.stepAddedLease = false
         var endsOverride = false
         var step = ""
         do {
@@ -52,6 +63,7 @@ struct SessionPropertyTests {
                     let token = try session.lease(requirement, owner: "module-\(parameter % 3)")
                     #expect(!refused, "\(step) should have been refused")
                     model.leases.append(token)
+                    model.stepAddedLease = true
                 } catch .insufficientPriority {
                     #expect(refused, "\(step) was refused")
                 }
@@ -67,13 +79,19 @@ struct SessionPropertyTests {
                 step = "release again \(token)"
                 try session.release(token)
             case 3:
-                let request = allLegalConfigurations[parameter % allLegalConfigurations.count]
+                // Category first: playAndRecord alone has thousands of legal configurations, and
+                // bases of the other categories are where leases must reconfigure.
+                let category = Category.allCases[parameter % Category.allCases.count]
+                let ofCategory = legalConfigurationsByCategory[category] ?? [.initial]
+                let request = ofCategory[(parameter / Category.allCases.count) % ofCategory.count]
                 step = "setCategory \(request)"
                 let recorded = try session.setCategory(
                     request.category, mode: request.mode, options: request.options, owner: "direct")
-                let expected = SessionPolicy.corrected(request, rtcIsLive: model.rtcIsLive)
-                #expect(recorded == expected, "\(step)")
-                model.base = expected
+                let expected = DesignModel.policyCorrected(request, rtcIsLive: model.rtcIsLive)
+                #expect(
+                    recorded.category == expected.category && recorded.mode == expected.mode && recorded.options == expected.options,
+                    "\(step) recorded \(recorded), the design corrects it to \(expected)")
+                model.base = recorded
             case 4:
                 let device = devicePool[parameter % devicePool.count]
                 step = "add \(device.id)"
@@ -155,13 +173,14 @@ struct SessionPropertyTests {
                 let speakerPresent = model.devices.contains {
                     PortClassifier.standard.classify($0)?.port == .builtInSpeaker
                 }
-                let allowed = configurationBefore.category.producesOutput && speakerPresent
+                let producesOutput = DesignModel.outputCategories.contains(configurationBefore.category)
+                let allowed = producesOutput && speakerPresent
                 do {
                     try session.overrideOutputPort(.speaker)
                     #expect(allowed, "\(step) succeeded")
                     model.portOverride = .speaker
                 } catch .incompatibleCategory {
-                    #expect(!configurationBefore.category.producesOutput)
+                    #expect(!producesOutput)
                 } catch .resourceNotAvailable {
                     #expect(!speakerPresent)
                 }
@@ -173,35 +192,50 @@ struct SessionPropertyTests {
         } catch {
             Issue.record("\(step) threw \(error)")
         }
-        if endsOverride || model.configuration != configurationBefore {
+        if endsOverride || session.resolvedState.configuration != configurationBefore {
             model.portOverride = .none
         }
         return step
     }
 
-    /// Checks the session against the model and the invariants of DESIGN §4.
-    static func check(_ session: AudioSession, against model: Model, after step: String) throws {
+    /// Checks the session against the model and DESIGN §4's rules (`DesignModel`).
+    static func check(_ session: AudioSession, against model: inout Model, after step: String) throws {
         let state = session.state
-        let resolved = SessionResolver.resolve(state)
+        let resolved = session.resolvedState
         // No lease or duck leaks, and acquisition order is kept.
         try #require(state.leases.map(\.token) == model.leases, "leases after \(step)")
         try #require(state.ducks == model.ducks, "ducks after \(step)")
         try #require(state.devices == model.devices, "devices after \(step)")
         try #require(state.base == model.base, "base after \(step)")
-        // The resolved state is the pure function of the live leases, the base and the devices.
-        let configuration = model.configuration
-        try #require(resolved.configuration == configuration, "configuration after \(step)")
-        let recording = SessionResolver.isRecording(
-            configuration: configuration, base: model.base, requirements: model.requirements)
+        // The configuration: legal, meeting every live lease's needs (rules 2, 3, 5 and the profiles).
+        let configuration = resolved.configuration
+        let requirements = model.requirements
+        let needs = DesignModel.Needs(requirements)
+        let illegal = DesignModel.illegality(of: configuration)
+        try #require(illegal.isEmpty, "\(configuration) after \(step): \(illegal)")
+        let unmet = DesignModel.unmet(needs, by: configuration)
+        try #require(unmet.isEmpty, "\(configuration) for \(requirements) after \(step): \(unmet)")
+        if requirements.isEmpty {
+            try #require(configuration == model.base, "no lease, yet \(configuration) is not the base \(model.base) after \(step)")
+        }
+        // Rule 1: a new lease the configuration already satisfied reconfigures nothing.
+        if model.stepAddedLease, DesignModel.unmet(needs, by: model.configurationBefore).isEmpty {
+            try #require(configuration == model.configurationBefore, "rule 1: \(step) moved \(model.configurationBefore) to \(configuration)")
+        }
+        // Rule 4: a pure function of the base and the live leases, however they were reached.
+        let key = Model.Key(base: model.base, requirements: requirements)
+        if let seen = model.configurations[key] {
+            try #require(configuration == seen, "rule 4: \(requirements) on \(model.base) gave \(seen) before and \(configuration) after \(step)")
+        } else {
+            model.configurations[key] = configuration
+        }
+        try #require(resolved.processingProfile == DesignModel.profile(of: configuration.mode), "profile after \(step)")
+        let recording = DesignModel.isRecording(configuration, base: model.base, requirements: requirements)
         try #require(resolved.isRecording == recording, "recording after \(step)")
-        let route = SessionResolver.route(
-            configuration: configuration, isRecording: recording, devices: model.devices,
-            override: model.portOverride, classifier: .standard)
-        try #require(resolved.route == route, "route after \(step)")
-        // Policy while RTC is live.
+        let route = DesignModel.route(configuration, recording: recording, devices: model.devices, override: model.portOverride)
+        try #require(resolved.route == route, "route after \(step): \(resolved.route), the design gives \(route)")
         if model.rtcIsLive {
-            try #require(resolved.configuration.compliesWithRTCPolicy, "policy after \(step)")
-            try #require(resolved.configuration.mixesWithOthers)
+            try #require(DesignModel.mixesWithOthers(configuration), "policy after \(step)")
         }
         // Interruptions and activation.
         try #require(resolved.isInterrupted == !model.interruptions.isEmpty, "interrupted after \(step)")
@@ -264,7 +298,7 @@ struct SessionPropertyTests {
             for code in codes {
                 let step = Self.apply(code, to: session, model: &model)
                 // Stop at the first divergence: everything after it would only repeat it.
-                try Self.check(session, against: model, after: step)
+                try Self.check(session, against: &model, after: step)
             }
             Self.checkChains(events.events, initial: initial, final: session.resolvedState)
             // Releasing everything in the order left returns to the base with nothing held.
@@ -395,9 +429,8 @@ struct SessionPropertyTests {
             #expect(!released.contains(where: held.contains), "a released lease of task \(task) leaked")
             #expect(ducks.allSatisfy(state.ducks.contains) && !releasedDucks.contains(where: state.ducks.contains))
             #expect(zip(state.leases, state.leases.dropFirst()).allSatisfy { $0.token.serial < $1.token.serial })
-            if state.rtcIsLive {
-                #expect(resolved.configuration.compliesWithRTCPolicy)
-            }
+            #expect(DesignModel.illegality(of: resolved.configuration).isEmpty)
+            #expect(DesignModel.unmet(DesignModel.Needs(state.requirements), by: resolved.configuration).isEmpty)
             #expect((0...1).contains(state.mediaVolume) && (0.1...1).contains(state.callVolume))
             #expect(resolved.ducking.factor == (state.ducks.isEmpty ? 1 : 0.1))
         }
