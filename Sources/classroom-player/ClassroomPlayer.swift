@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The classroom-player command: plays a lesson plus a live feed through the classroom engine,
 /// headless; lists devices and routes; probes lessons.
@@ -17,4 +18,18 @@ struct ClassroomPlayer: ParsableCommand {
         subcommands: [Play.self, Devices.self, Probe.self],
         defaultSubcommand: Play.self
     )
+
+    /// argument-parser's own main, except that under the service a usage error also names the
+    /// settings variable the bad value came from.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let status = exitCode(for: error)
+            guard status != .success, let hint = UnitSettings()?.hint(for: message(for: error)) else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n" + hint + "\n").utf8))
+            Foundation.exit(status.rawValue)
+        }
+    }
 }

@@ -2,8 +2,8 @@
 enum ExitStatus: Int32, CaseIterable {
     /// Played to the end (or stopped by a `stop` step or command); probe: the lesson can play.
     case success = 0
-    /// Something named cannot be opened: a missing file, an unknown device, no sound server
-    /// when one was required, an unwritable output, a control socket in use.
+    /// Something named cannot be opened: a missing file, an unknown device, an unwritable
+    /// output, a control socket in use.
     case cannotStart = 1
     /// Playback failed: the lesson cannot be decoded or the engine failed; probe: it cannot play.
     case playbackFailed = 2
@@ -11,6 +11,9 @@ enum ExitStatus: Int32, CaseIterable {
     case silentOutput = 3
     /// The command line or the timeline is wrong (argument-parser's usage status, EX_USAGE).
     case usage = 64
+    /// No sound server answered (within `--wait-for-server`): one may still come, so a service
+    /// manager should try again (EX_UNAVAILABLE).
+    case unavailable = 69
     /// Stopped by SIGHUP (the terminal or SSH session went away) after a clean stop: the WAV is complete.
     case hangUp = 129
     /// Stopped by Ctrl-C (SIGINT) after a clean stop: the WAV is complete.
@@ -22,10 +25,11 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: return "played to the end, or stopped by a stop step/command"
-        case .cannotStart: return "something named cannot be opened (missing file, unknown device, no sound server for a device output, unwritable WAV, control socket in use)"
+        case .cannotStart: return "something named cannot be opened (missing file, unknown device, unwritable WAV, control socket in use)"
         case .playbackFailed: return "the lesson cannot be decoded or played, or the engine failed"
         case .silentOutput: return "played, but the output was silent (peak below -60 dBFS)"
         case .usage: return "bad command line or timeline (the message names the option or step)"
+        case .unavailable: return "no sound server answered (within --wait-for-server); one may still come, so systemd tries again"
         case .hangUp: return "stopped by SIGHUP (terminal or SSH session gone); the output was finalised"
         case .interrupted: return "stopped by Ctrl-C (SIGINT); the output was finalised"
         case .terminated: return "stopped by SIGTERM; the output was finalised"

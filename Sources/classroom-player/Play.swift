@@ -53,6 +53,12 @@ struct Play: ParsableCommand {
     var fallbackWav = "out/lesson-mix.wav"
 
     @Option(name: .long, help: ArgumentHelp(
+        "Wait this long for a sound server to answer before giving up on one (a kiosk whose service starts before PulseAudio or PipeWire).",
+        discussion: "Then --output auto falls back to its WAV, and an output or microphone that needs the server exits 69 (a service manager tries again). 0: do not wait.",
+        valueName: "seconds"))
+    var waitForServer: Double = 0
+
+    @Option(name: .long, help: ArgumentHelp(
         "The lesson's audio track heard, of a lesson with several (a bilingual lesson): its number from 0, or its language code ('probe' lists them).",
         valueName: "n|lang"))
     var audioTrack: String?
@@ -136,7 +142,7 @@ struct Play: ParsableCommand {
         defer { if !committed { files.discard() } }   // nothing played: the old files stay as they were
         do {
             try GStreamer.initialize()
-            let settings = try resolve(files: files)
+            let settings = try resolve(files: files, console: console)
             let eventLog = try EventLog(path: events, console: console, journal: JournalEventSink(console: console))
             var followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
             let metricsServer = try metrics.map { address throws(PlayerError) in
@@ -194,6 +200,7 @@ struct Play: ParsableCommand {
             if outcome.status != .success { throw ExitCode(outcome.status.rawValue) }
         } catch let error as PlayerError {
             console.err("classroom-player: \(error.description)")
+            if let option = error.option, let hint = UnitSettings()?.hint(for: option) { console.err("classroom-player: \(hint)") }
             throw ExitCode(error.exitStatus.rawValue)
         } catch let error as GStreamerError {
             console.err("classroom-player: \(error.description)")
@@ -202,7 +209,7 @@ struct Play: ParsableCommand {
     }
 
     /// Checks and resolves every option; throws before anything plays.
-    private func resolve(files: OutputFiles) throws(PlayerError) -> PlaySettings {
+    private func resolve(files: OutputFiles, console: Console) throws(PlayerError) -> PlaySettings {
         let lessonURI = try MediaLocation.uri(for: lesson, role: "lesson")
         let timeline = try script.map { path throws(PlayerError) in try Timeline.load(path: path) }
         let track = try audioTrack.map { choice throws(PlayerError) in try Play.resolveTrack(choice, lessonURI: lessonURI) } ?? 0
@@ -228,13 +235,16 @@ struct Play: ParsableCommand {
             return current
         }
 
+        // Asked once, after waiting for it when told to: every choice below that needs a server reads this.
+        let needsServer = output.usesSoundServer || mic.usesSoundServer
+        let serverAnswers = needsServer && SoundServerWait.answered(within: waitForServer, console: console)
         let target: OutputTarget
         var outputDevice: String?
         switch output {
         case .auto:
-            target = (try? DeviceListing.soundServerAnswers()) == true ? .soundServer(device: nil) : .wavFile(path: try files.reserve(fallbackWav, role: "WAV file"))
+            target = serverAnswers ? .soundServer(device: nil) : .wavFile(path: try files.reserve(fallbackWav, role: "WAV file"))
         case .soundServerDefault:
-            guard (try? DeviceListing.soundServerAnswers()) == true else { throw .noSoundServer(option: "--output default") }
+            guard serverAnswers else { throw .noSoundServer(option: "--output default") }
             target = .soundServer(device: nil)
         case .device(let name):
             let known = try devices(for: "--output \(name)")

@@ -14,6 +14,14 @@ enum OutputChoice: Equatable {
     /// Discarded in real time.
     case null
 
+    /// Whether this output plays through (or, auto, prefers) a sound server.
+    var usesSoundServer: Bool {
+        switch self {
+        case .auto, .soundServerDefault, .device: true
+        case .wav, .null: false
+        }
+    }
+
     static func parse(_ argument: String) throws -> OutputChoice {
         switch argument {
         case "auto": return .auto
@@ -39,6 +47,14 @@ enum MicChoice: Equatable {
     case file(String)
     /// A sound-server source by name.
     case device(String)
+
+    /// Whether this microphone comes from (or, auto, prefers) a sound server.
+    var usesSoundServer: Bool {
+        switch self {
+        case .auto, .device: true
+        case .none, .file: false
+        }
+    }
 
     /// An existing file is a file; anything else names a sound-server source.
     static func parse(_ argument: String) throws -> MicChoice {

@@ -32,7 +32,7 @@ enum PlayerError: Error, CustomStringConvertible {
             let list = available.isEmpty ? "none are connected" : "connected: \(available.joined(separator: ", "))"
             return "There is no \(role) called '\(name)' (\(list)). 'classroom-player devices' lists them; use auto for the route's choice."
         case .noSoundServer(let option):
-            return "No sound server (PulseAudio or PipeWire) answered, and \(option) needs one. Start one, or use --output wav:PATH, --output null or --output auto."
+            return "No sound server (PulseAudio or PipeWire) answered, and \(option) needs one. Start one (systemctl --user start pipewire-pulse, or pulseaudio), give it time with --wait-for-server SECONDS, or use --output wav:PATH, --output null or --output auto."
         case .cannotWrite(let role, let path, let reason):
             return "Cannot create the \(role) '\(path)': \(reason). Choose another path."
         case .controlSocket(let path, let reason):
@@ -50,8 +50,32 @@ enum PlayerError: Error, CustomStringConvertible {
     var exitStatus: ExitStatus {
         switch self {
         case .badTimeline: return .usage
-        case .unreadableInput, .unknownDevice, .noSoundServer, .cannotWrite, .controlSocket, .cannotUse: return .cannotStart
+        case .noSoundServer: return .unavailable
+        case .unreadableInput, .unknownDevice, .cannotWrite, .controlSocket, .cannotUse: return .cannotStart
         case .lessonFailed, .engineFailed: return .playbackFailed
+        }
+    }
+
+    /// The option the failing value came from, when one did ("<lesson>" for the lesson argument).
+    var option: String? {
+        let role: String
+        switch self {
+        case .unreadableInput(let name, _, _), .unknownDevice(let name, _, _), .cannotWrite(let name, _, _), .cannotUse(let name, _, _):
+            role = name
+        case .noSoundServer(let option):
+            return option.split(separator: " ").first.map(String.init)
+        case .badTimeline, .controlSocket, .lessonFailed, .engineFailed:
+            return nil
+        }
+        switch role {
+        case "lesson", "audio track": return "<lesson>"
+        case "live feed": return "--live"
+        case "microphone file", "sound-server input": return "--mic"
+        case "sound-server output", "WAV file": return "--output"
+        case "snapshot folder": return "--video"
+        case "uplink", "uplink WAV file": return "--uplink"
+        case "room": return "--room"
+        default: return nil
         }
     }
 
