@@ -1,0 +1,176 @@
+import ClassroomEngine
+import Foundation
+import GStreamer
+
+/// Turning the command line into settings: every option checked and resolved (files, devices,
+/// peers, uplinks, the room, the audio track) before anything plays.
+extension Play {
+    /// Checks and resolves every option; throws before anything plays.
+    func resolve(files: OutputFiles, console: Console) throws(PlayerError) -> PlaySettings {
+        let lessonURI = try MediaLocation.uri(for: lesson, role: "lesson")
+        let timeline = try script.map { path throws(PlayerError) in try Timeline.load(path: path) }
+        let track = try audioTrack.map { choice throws(PlayerError) in try Play.resolveTrack(choice, lessonURI: lessonURI) } ?? 0
+        let peers = try Play.resolvePeers(live)
+        let uplinkDestinations = try uplink.map { spec throws(PlayerError) in try Play.resolveUplink(spec, files: files) }
+        let endpoints = uplinkDestinations.compactMap { destination -> RTPEndpoint? in if case .rtp(let endpoint) = destination { return endpoint }; return nil }
+        if let uplinkSdp { try Play.writeSessionDescription(endpoints, to: uplinkSdp) }
+        let roomAddress: JanusRoomAddress?
+        do {
+            roomAddress = try room.map { uri throws(EngineError) in try JanusRoomAddress(uri: uri, defaultDisplay: Play.defaultDisplay) }
+        } catch {
+            throw .cannotUse(role: "room", what: room ?? "", reason: PeerArgument.reason(error))
+        }
+
+        // Named devices are checked against the sound server's list before anything starts.
+        var listing: DeviceListing?
+        func devices(for option: String) throws(PlayerError) -> DeviceListing {
+            if let listing { return listing }
+            let current: DeviceListing
+            do { current = try DeviceListing.current() } catch { throw .engineFailed(error.description) }
+            guard current.soundServer else { throw .noSoundServer(option: option) }
+            listing = current
+            return current
+        }
+
+        // Asked once, after waiting for it when told to: every choice below that needs a server reads this.
+        let needsServer = output.usesSoundServer || mic.usesSoundServer
+        let serverAnswers = needsServer && SoundServerWait.answered(within: waitForServer, console: console)
+        let target: OutputTarget
+        var outputDevice: String?
+        switch output {
+        case .auto:
+            target = serverAnswers ? .soundServer(device: nil) : .wavFile(path: try files.reserve(fallbackWav, role: "WAV file"))
+        case .soundServerDefault:
+            guard serverAnswers else { throw .noSoundServer(option: "--output default") }
+            target = .soundServer(device: nil)
+        case .device(let name):
+            let known = try devices(for: "--output \(name)")
+            guard known.ids(.output).contains(name) else { throw .unknownDevice(role: "sound-server output", name: name, available: known.ids(.output)) }
+            target = .soundServer(device: name)
+            outputDevice = name
+        case .wav(let path):
+            target = .wavFile(path: try files.reserve(path, role: "WAV file"))
+        case .null:
+            target = .discard
+        }
+
+        let microphone: PlaySettings.Microphone
+        switch mic {
+        case .auto: microphone = .route
+        case .none: microphone = .none
+        case .file(let path):
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw .unreadableInput(role: "microphone file", path: path, reason: "permission denied")
+            }
+            microphone = .file(path: URL(fileURLWithPath: path).standardizedFileURL.path)
+        case .device(let name):
+            let known = try devices(for: "--mic \(name)")
+            guard known.ids(.input).contains(name) else { throw .unknownDevice(role: "sound-server input", name: name, available: known.ids(.input)) }
+            microphone = .device(name)
+        }
+
+        let videoOutput: LessonPlayer.VideoOutput
+        var snapshots: (directory: URL, interval: Double)?
+        switch video {
+        case .auto:
+            let environment = ProcessInfo.processInfo.environment
+            videoOutput = environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil ? .window : .discard
+        case .none:
+            videoOutput = .none
+        case .snapshots(let directory):
+            let url = URL(fileURLWithPath: directory)
+            do {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotWrite(role: "snapshot folder", path: directory, reason: PlayerError.reason(error))
+            }
+            guard FileManager.default.isWritableFile(atPath: url.path) else {
+                throw .cannotWrite(role: "snapshot folder", path: directory, reason: "permission denied")
+            }
+            // Decoded in time and kept by the headless sink; the lesson player writes the pictures.
+            videoOutput = .discard
+            snapshots = (url, snapshotInterval ?? 1)
+        }
+        return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
+                            uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
+                            output: target, outputDevice: outputDevice, video: videoOutput, snapshots: snapshots,
+                            timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files, audioTrack: track, rate: rate)
+    }
+
+    /// `--audio-track N|LANG` as a track number, checked against what the lesson holds.
+    static func resolveTrack(_ choice: String, lessonURI: String) throws(PlayerError) -> Int {
+        let tracks: [MediaProbe.Stream]
+        do {
+            tracks = try MediaProbe.run(uri: lessonURI, timeout: .seconds(10)).audioTracks
+        } catch {
+            throw .cannotUse(role: "audio track", what: choice, reason: "the lesson's tracks could not be read (\(error.description))")
+        }
+        let listing = tracks.enumerated().map { "\($0.offset)\($0.element.language.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
+        if let number = Int(choice) {
+            guard tracks.indices.contains(number) else {
+                throw .cannotUse(role: "audio track", what: choice, reason: "the lesson's audio tracks are \(listing.isEmpty ? "none" : listing)")
+            }
+            return number
+        }
+        guard let index = tracks.firstIndex(where: { $0.language?.lowercased() == choice.lowercased() }) else {
+            throw .cannotUse(role: "audio track", what: choice, reason: "no audio track has the language '\(choice)'; the tracks are \(listing.isEmpty ? "none" : listing)")
+        }
+        return index
+    }
+
+    /// Every `--live`, with its id (given, or live-1, live-2 … in order); an id given twice is refused.
+    static func resolvePeers(_ arguments: [String]) throws(PlayerError) -> [(id: String, source: PeerSource)] {
+        let parsed = try arguments.map { argument throws(PlayerError) in (argument, try PeerArgument.parse(argument)) }
+        var peers: [(id: String, source: PeerSource)] = []
+        var number = 0
+        let named = Set(parsed.compactMap { $0.1.id })
+        for (argument, peer) in parsed {
+            var id = peer.id
+            if id == nil {
+                repeat { number += 1 } while named.contains("live-\(number)")
+                id = "live-\(number)"
+            }
+            guard let id else { continue }
+            if peers.contains(where: { $0.id == id }) {
+                throw .cannotUse(role: "live feed", what: argument, reason: "the peer id '\(id)' is given twice; give each --live its own ID=")
+            }
+            peers.append((id, peer.source))
+        }
+        return peers
+    }
+
+    /// `--uplink`: wav:PATH (created now, so an unwritable path fails before playing), rtp://… (resolved now) or null.
+    static func resolveUplink(_ spec: String, files: OutputFiles) throws(PlayerError) -> UplinkDestination {
+        if spec == "null" { return .discard }
+        if spec.hasPrefix("wav:") {
+            let path = String(spec.dropFirst(4))
+            guard !path.isEmpty else { throw .cannotUse(role: "uplink", what: spec, reason: "wav: needs a path, e.g. --uplink wav:out/uplink.wav") }
+            return .wav(path: try files.reserve(path, role: "uplink WAV file"))
+        }
+        if spec.lowercased().hasPrefix("rtp://") {
+            do {
+                return .rtp(try RTPEndpoint(uri: spec))
+            } catch {
+                throw .cannotUse(role: "uplink", what: spec, reason: PeerArgument.reason(error))
+            }
+        }
+        throw .cannotUse(role: "uplink", what: spec, reason: "use wav:PATH, rtp://HOST:PORT[?pt=N][&codec=pcmu|pcma] or null")
+    }
+
+    /// Writes the SDP of every RTP uplink to `path` (one session description each, in order).
+    static func writeSessionDescription(_ endpoints: [RTPEndpoint], to path: String) throws(PlayerError) {
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(endpoints.map { $0.sessionDescription() }.joined().utf8).write(to: url, options: .atomic)
+        } catch {
+            throw .cannotWrite(role: "uplink SDP file", path: path, reason: PlayerError.reason(error))
+        }
+    }
+
+    /// The room's name for this kiosk unless `?display=` gives one: the machine's host name.
+    private static var defaultDisplay: String {
+        let name = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+        return name.isEmpty ? "classroom-player" : String(name.prefix(64))
+    }
+}
