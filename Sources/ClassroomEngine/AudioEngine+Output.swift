@@ -29,58 +29,8 @@ extension AudioEngine {
     /// once the first thread has exited (measured: "Assertion `robust || (oldval &
     /// FUTEX_OWNER_DIED) == 0' failed" after the only sink was unloaded).
     public var outputStreamIsUp: Bool {
-        output.isSoundServer && isRunning && outputProgress.withLock { $0.buffers } >= 2 && !state.withLock { $0.outputFailed }
+        output.isSoundServer && isRunning && outputBuffers.withLock { $0 } >= 2 && !state.withLock { $0.outputFailed }
     }
-
-    /// Waits (at most `timeout`) until the sound server consumes the output as fast as the clock
-    /// runs: the newest buffer at the sink within `paceTolerance` of the running time, held for
-    /// `paceHold`. A new stream can hold the mixer first — PulseAudio's idle null sink for up to
-    /// 3 s, in bursts (measured; not PipeWire), a Bluetooth sink while its transport starts — and
-    /// every input's bounded queue overflows meanwhile: start feeds after this. The stream is held
-    /// only once the mixer runs ahead of the clock, which it does when an input has data, so a
-    /// silent input primes it meanwhile. True at once for outputs without a server.
-    public func waitUntilOutputKeepsPace(within timeout: Duration) -> Bool {
-        guard output.isSoundServer else { return true }
-        let primer: AudioInput
-        do {
-            primer = try addInput(id: Self.primerID, kind: .effects, format: EngineGraph.outputFormat)
-        } catch {
-            logger.warning("cannot prime the output stream: \(error)")
-            return false
-        }
-        defer { try? removeInput(id: Self.primerID) }
-        let block = [Int16](repeating: 0, count: EngineGraph.outputFormat.rate / 100 * EngineGraph.outputFormat.channels)
-        let started = ContinuousClock.now
-        let deadline = started + timeout
-        var pushed = Duration.zero
-        var keptSince: ContinuousClock.Instant?
-        while ContinuousClock.now < deadline {
-            let now = ContinuousClock.now
-            // 10 ms blocks in real time, 20 ms ahead, like a feed.
-            while pushed < now - started + .milliseconds(20) {
-                _ = try? primer.push(block)
-                pushed += .milliseconds(10)
-            }
-            if let running = runningTime, let position = outputProgress.withLock({ $0.position }),
-               running < position + Self.paceTolerance {
-                let since = keptSince ?? now
-                keptSince = since
-                if now - since >= Self.paceHold { return true }
-            } else {
-                keptSince = nil
-            }
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        return false
-    }
-
-    /// The silent input that primes the output stream while `waitUntilOutputKeepsPace` waits.
-    static let primerID = "output-primer"
-    /// How far the output may trail the clock and still keep pace, an input having data: 10–20 ms
-    /// measured on PipeWire; growing by the wall time while a stream is held.
-    static let paceTolerance = ClockTime.milliseconds(50)
-    /// How long it must keep pace: longer than a held stream's first accepted buffers (150 ms measured).
-    static let paceHold = Duration.milliseconds(250)
 
     /// The sound-server device the output stream is on now (pulsesink `current-device`); nil
     /// while the stream is not up, and for other outputs.

@@ -66,15 +66,8 @@ public final class AudioEngine: Sendable {
     /// reaching it then crashed the process (a freed PA mutex, seen on a sound-server restart).
     let outputClosing = Locked(false)
     let outputGuard = Mutex<[PadProbe]>([])
-    /// What reached the output sink since the last (re)start; see `outputStreamIsUp` and
-    /// `waitUntilOutputKeepsPace`.
-    let outputProgress = Locked(OutputProgress())
-
-    /// Buffers (counted to 2) and the running time of the newest one at the output sink's pad.
-    struct OutputProgress: Sendable {
-        var buffers = 0
-        var position: ClockTime?
-    }
+    /// Buffers that reached the output sink since the last (re)start; see `outputStreamIsUp`.
+    let outputBuffers = Locked(0)
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
     let probeName: String
     let logger: Logger
@@ -126,9 +119,9 @@ public final class AudioEngine: Sendable {
             // A dropped query fails (returns FALSE) without reaching a sink being taken down.
             return closing.withLock { $0 } ? .drop : .ok
         }
-        let progress = outputProgress
-        let counter = (try? outputSink.staticPad("sink"))?.addProbe(.buffer) { info in
-            progress.withLock { $0.buffers = min($0.buffers + 1, 2); $0.position = info.buffer?.pts ?? $0.position }
+        let buffers = outputBuffers
+        let counter = (try? outputSink.staticPad("sink"))?.addProbe(.buffer) { _ in
+            buffers.withLock { $0 = min($0 + 1, 2) }
             return .ok
         }
         // webrtcechoprobe serves each mic frame the far end that plays `delay` ms after it, where
@@ -212,7 +205,7 @@ public final class AudioEngine: Sendable {
         state.withLock { $0.discardingStaleOutputErrors = true }
         tearDown()
         outputClosing.withLock { $0 = false }
-        outputProgress.withLock { $0 = OutputProgress() }
+        outputBuffers.withLock { $0 = 0 }
     }
 
     /// Brings the graph up again after its output failed (the sound server died and is back):

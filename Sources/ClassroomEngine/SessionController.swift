@@ -107,14 +107,7 @@ public final class SessionController: Sendable {
         do { try session.setActive(true) } catch { logger.error("session activation refused: \(error)") }
         startMonitorTimer()
         queue.sync { apply() }
-        // Feeds and the lesson start after this returns; a held output stream would drop their start.
-        if !engine.waitUntilOutputKeepsPace(within: Self.outputStartWait) {
-            logger.warning("the sound server has not consumed the output in real time within \(Self.outputStartWait) of starting; the class starts anyway, and inputs may drop audio until it does")
-        }
     }
-
-    /// How long `start()` waits for the output stream to keep pace with the clock.
-    static let outputStartWait = Duration.seconds(5)
 
     /// Stops everything; a WAV output is finalised.
     public func stop() {
