@@ -21,8 +21,9 @@ struct PulseRouteTests {
         try PulseAudioControl.loadNullSink(name, properties: "device.description='USB Headset' device.form_factor=headset device.bus=usb")
     }
 
-    /// The median 200 ms level heard on a sink's monitor over 2 s (what the device plays),
-    /// leaving out silent windows: a stream that just moved to a null sink arrives there in bursts.
+    /// The median 200 ms level heard on a sink's monitor (what the device plays), leaving out
+    /// silent windows: from 5 heard windows, or over 6 s of silence. A stream that just moved to
+    /// an idle null sink is held there for up to 2.5 s (measured), then arrives in bursts.
     static func monitorLevel(of sink: String) throws -> Double {
         let pipeline = try Pipeline.parse("pulsesrc device=\(sink).monitor ! audio/x-raw,rate=48000,channels=2 ! level name=ear interval=200000000 ! fakesink")
         let levels = Locked<[Double]>([])
@@ -30,8 +31,8 @@ struct PulseRouteTests {
             if case .element(let s) = message.view, s.name == "level", let rms = s.doubles("rms")?.first { levels.withLock { $0.append(rms) } }
         }
         defer { subscription.cancel(); _ = try? pipeline.setState(.null) }
-        _ = try pipeline.bus.waitForMessage(timeout: .seconds(5), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { _ in
-            levels.withLock { $0.count >= 10 }
+        _ = try pipeline.bus.waitForMessage(timeout: .seconds(8), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { _ in
+            levels.withLock { levels in levels.filter { $0 > -60 }.count >= 5 || levels.count >= 30 }
         }
         let heard = levels.withLock { $0 }.filter { $0 > -60 }.sorted()
         return heard.isEmpty ? -.infinity : heard[heard.count / 2]
