@@ -5,7 +5,7 @@ public struct HeardContinuity: Sendable {
     public let seconds: Double
     /// 10 ms blocks whose RMS fell more than 6 dB under the tone's.
     public let dropouts: Int
-    /// Where the clicks were, in seconds from the start of the recording.
+    /// Where the clicks began, in seconds from the start of the recording.
     public let clickTimes: [Double]
     /// Where the dropouts were, in seconds from the start of the recording.
     public let dropoutTimes: [Double]
@@ -28,10 +28,13 @@ public struct HeardContinuity: Sendable {
         var dropoutTimes: [Double] = []
         for index in from..<to where rms(index) < toneRMS / 2 { dropoutTimes.append(Double(index) / 100) }
         let limit = Double(ContinuityMeter.clickLimit(sines: [(amplitude, frequency)], rate: MonitorRecording.rate))
+        // One click per event: the steep steps of one skip or one overlap, within 2 ms, count once.
         var clickTimes: [Double] = []
+        var lastStep = -Int.max / 2
         if to > from {
             for index in (from * block + 1)..<(to * block) where abs(Double(samples[index]) - Double(samples[index - 1])) > limit {
-                clickTimes.append(Double(index) / Double(MonitorRecording.rate))
+                if index - lastStep > Self.clickMerge { clickTimes.append(Double(index) / Double(MonitorRecording.rate)) }
+                lastStep = index
             }
         }
         seconds = Double(to - from) / 100
@@ -39,6 +42,9 @@ public struct HeardContinuity: Sendable {
         self.dropoutTimes = dropoutTimes
         self.clickTimes = clickTimes
     }
+
+    /// Steep steps closer than this (2 ms, in samples) are one click.
+    static let clickMerge = MonitorRecording.rate / 500
 
     /// Clicks in the judged part.
     public var clicks: Int { clickTimes.count }
