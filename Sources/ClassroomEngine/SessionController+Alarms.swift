@@ -32,12 +32,10 @@ extension SessionController {
     }
 
     func startMonitorTimer() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let interval = Int(alarms.checkInterval.milliseconds)
-        timer.schedule(deadline: .now() + .milliseconds(interval), repeating: .milliseconds(interval))
-        timer.setEventHandler { [weak self] in self?.checkAlarms() }
-        timer.resume()
-        state.withLock { $0.timer = MonitorTimer(source: timer) }
+        let timer = DispatchSourceToken.repeating(every: .milliseconds(Int(alarms.checkInterval.milliseconds)), on: queue) { [weak self] in
+            self?.checkAlarms()
+        }
+        state.withLock { $0.timer = timer }
     }
 
     func endServerCork() {

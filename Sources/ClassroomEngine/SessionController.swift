@@ -42,7 +42,7 @@ public final class SessionController: Sendable {
         var tokens: [any AnyObject & Sendable] = []
         var deviceMonitor: DeviceMonitor?
         var deviceIDs: [String: String] = [:]   // display name → server id, for removals
-        var timer: MonitorTimer?
+        var timer: DispatchSourceToken?
         /// The sound server corked (and muted) our stream and has not given it back yet.
         var corkedByServer = false
         /// When the output was lost (uptime ns), until the engine plays again.
@@ -64,12 +64,6 @@ public final class SessionController: Sendable {
         case server
         /// The last output device went away: an interruption, until a device comes back.
         case device
-    }
-
-    /// The alarm monitors' timer.
-    struct MonitorTimer: @unchecked Sendable {
-        // DispatchSource objects are thread-safe; Dispatch just does not declare them Sendable.
-        let source: DispatchSourceTimer
     }
 
     /// Builds the engine for `output` and a session over it.
@@ -115,7 +109,7 @@ public final class SessionController: Sendable {
             defer { state.tokens.removeAll(); state.timer = nil; state.deviceMonitor = nil }
             return (state.lesson, state.deviceMonitor, state.timer)
         }
-        timer?.source.cancel()
+        timer?.cancel()
         monitor?.stop()
         witness.stop()
         lesson?.stop()

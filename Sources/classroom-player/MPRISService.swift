@@ -1,3 +1,4 @@
+import ClassroomEngine
 import DBus
 import Dispatch
 import Foundation
@@ -23,12 +24,7 @@ final class MPRISService: RunFollower, DBusObjectHandler {
         var server: DBusObjectServer?
         /// The Player properties last announced, to send only what changed.
         var announced: [String: DBusValue] = [:]
-        var timer: TimerBox?
-    }
-
-    /// DispatchSource is thread-safe; Dispatch just does not declare it Sendable.
-    private struct TimerBox: @unchecked Sendable {
-        let source: DispatchSourceTimer
+        var timer: DispatchSourceToken?
     }
 
     private let logger: Logger
@@ -61,11 +57,8 @@ final class MPRISService: RunFollower, DBusObjectHandler {
     var busName: String? { state.withLock { $0.server?.busName } }
 
     func runStarted(_ run: PlayerRun) {
-        let timer = DispatchSource.makeTimerSource(queue: refreshes)
-        timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
-        timer.setEventHandler { [weak self] in self?.announceChanges() }
-        state.withLock { $0.run = run; $0.timer = TimerBox(source: timer) }
-        timer.resume()
+        let timer = DispatchSourceToken.repeating(every: .seconds(1), on: refreshes) { [weak self] in self?.announceChanges() }
+        state.withLock { $0.run = run; $0.timer = timer }
         refreshes.async { [weak self] in self?.announceChanges() }
     }
 
@@ -76,7 +69,7 @@ final class MPRISService: RunFollower, DBusObjectHandler {
             defer { state.run = nil; state.timer = nil; state.server = nil }
             return (state.timer, state.server)
         }
-        timer?.source.cancel()
+        timer?.cancel()
         refreshes.sync {}
         // Stopped, then gone: a client sees the player stop before the name vanishes.
         server?.propertiesChanged(interface: Self.playerInterface, changed: [("PlaybackStatus", .string("Stopped"))])

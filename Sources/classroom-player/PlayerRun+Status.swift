@@ -45,11 +45,10 @@ extension PlayerRun {
     }
 
     func startProgress() {
-        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        timer.schedule(deadline: .now() + .milliseconds(200), repeating: .milliseconds(500))
-        timer.setEventHandler { [weak self] in self?.drawProgress() }
-        state.withLock { $0.timers.append(TimerBox(source: timer)) }
-        timer.resume()
+        let timer = DispatchSourceToken.repeating(every: .milliseconds(500), after: .milliseconds(200), on: .global(qos: .utility)) { [weak self] in
+            self?.drawProgress()
+        }
+        state.withLock { $0.timers.append(timer) }
     }
 
     func drawProgress() {

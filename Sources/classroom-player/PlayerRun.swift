@@ -54,14 +54,9 @@ final class PlayerRun: Sendable {
         var pendingSteps = 0
         var ending: Ending?
         var tokens: [any AnyObject & Sendable] = []
-        var timers: [TimerBox] = []
+        var timers: [DispatchSourceToken] = []
         var snapshotter: Snapshotter?
         var control: ControlSocket?
-    }
-
-    /// DispatchSource is thread-safe; Dispatch just does not declare it Sendable.
-    struct TimerBox: @unchecked Sendable {
-        let source: DispatchSourceTimer
     }
 
     let settings: PlaySettings
@@ -285,7 +280,7 @@ final class PlayerRun: Sendable {
             defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil }
             return (state.timers, state.control, state.snapshotter)
         }
-        for timer in timers { timer.source.cancel() }
+        for timer in timers { timer.cancel() }
         for follower in followers { follower.runStopping() }
         console.clearProgress()
         control?.stop()

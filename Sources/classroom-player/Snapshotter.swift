@@ -15,14 +15,9 @@ final class Snapshotter: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var timer: TimerBox?
+        var timer: DispatchSourceToken?
         var lastPosition: ClockTime?
         var count = 0
-    }
-
-    /// DispatchSource is thread-safe; Dispatch just does not declare it Sendable.
-    private struct TimerBox: @unchecked Sendable {
-        let source: DispatchSourceTimer
     }
 
     init(lesson: LessonPlayer, directory: URL, interval: Double) {
@@ -34,9 +29,7 @@ final class Snapshotter: Sendable {
     /// Takes a picture every interval; `onSnapshot` gets the file and position, `onFailure` the
     /// reason when pictures cannot be taken (then they stop).
     func start(onSnapshot: @escaping @Sendable (String, ClockTime?) -> Void, onFailure: @escaping @Sendable (String) -> Void) {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(Int(interval * 1000)), repeating: .milliseconds(Int(interval * 1000)))
-        timer.setEventHandler { [weak self] in
+        let timer = DispatchSourceToken.repeating(every: .milliseconds(Int(interval * 1000)), on: queue) { [weak self] in
             guard let self, let position = self.lesson.position, self.state.withLock({ $0.lastPosition }) != position else { return }
             let number = self.state.withLock { $0.count + 1 }
             let file = self.directory.appendingPathComponent(String(format: "snapshot-%04d.png", number)).path
@@ -46,16 +39,15 @@ final class Snapshotter: Sendable {
                 onSnapshot(file, shown)
             } catch {
                 onFailure(error.description)
-                self.state.withLock { $0.timer?.source.cancel(); $0.timer = nil }
+                self.state.withLock { $0.timer?.cancel(); $0.timer = nil }
             }
         }
-        state.withLock { $0.timer = TimerBox(source: timer) }
-        timer.resume()
+        state.withLock { $0.timer = timer }
     }
 
     /// Stops taking pictures.
     func stop() {
-        state.withLock { $0.timer?.source.cancel(); $0.timer = nil }
+        state.withLock { $0.timer?.cancel(); $0.timer = nil }
         queue.sync {}
     }
 

@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Dispatch
 import Foundation
 import Logging
@@ -13,13 +14,8 @@ final class SystemdNotifier: RunFollower {
         var run: PlayerRun?
         var ready = false
         var windowsSinceTick = 0
-        var timer: TimerBox?
+        var timer: DispatchSourceToken?
         var warned = false
-    }
-
-    /// DispatchSource is thread-safe; Dispatch just does not declare it Sendable.
-    private struct TimerBox: @unchecked Sendable {
-        let source: DispatchSourceTimer
     }
 
     /// How often systemd wants `WATCHDOG=1` (`WatchdogSec=`), nil without a watchdog.
@@ -40,12 +36,8 @@ final class SystemdNotifier: RunFollower {
     func runStarted(_ run: PlayerRun) {
         // Pinging at half the watchdog interval, as sd_watchdog_enabled(3) advises.
         let tick = watchdog.map { $0 / 2 } ?? Self.statusInterval
-        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        let nanoseconds = Int(tick.components.seconds) * 1_000_000_000 + Int(tick.components.attoseconds / 1_000_000_000)
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
-        timer.setEventHandler { [weak self] in self?.tick() }
-        state.withLock { $0.run = run; $0.timer = TimerBox(source: timer) }
-        timer.resume()
+        let timer = DispatchSourceToken.repeating(every: tick, on: .global(qos: .utility)) { [weak self] in self?.tick() }
+        state.withLock { $0.run = run; $0.timer = timer }
     }
 
     func outputAdvanced() {
@@ -59,11 +51,11 @@ final class SystemdNotifier: RunFollower {
     }
 
     func runStopping() {
-        let timer = state.withLock { state -> TimerBox? in
+        let timer = state.withLock { state -> DispatchSourceToken? in
             defer { state.timer = nil; state.run = nil }
             return state.timer
         }
-        timer?.source.cancel()
+        timer?.cancel()
         send("STOPPING=1\nSTATUS=Stopping")
     }
 
