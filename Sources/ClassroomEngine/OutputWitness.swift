@@ -11,9 +11,7 @@ import Synchronization
 final class OutputWitness: Sendable {
     private struct Listening {
         let device: String
-        let pipeline: Pipeline
-        let samples: SignalHandler
-        let errors: BusSubscription
+        let listener: MonitorListener
     }
 
     /// One 100 ms window of what the monitor carried.
@@ -43,28 +41,13 @@ final class OutputWitness: Sendable {
         stop()
         guard let device else { return }
         do {
-            let pipeline = try Pipeline(name: "output-witness")
-            let source = try ElementFactory.make("pulsesrc", name: "output-witness-src", properties: [
-                "device": .string("\(device).monitor"),
-                "stream-properties": .string("props,media.role=production,application.name=classroom-audio"),
-            ])
-            let format = try ElementFactory.make("capsfilter", name: "output-witness-format",
-                                                 properties: ["caps": .caps(AudioFormat(format: .s16, rate: 48_000, channels: 1).caps)])
-            let sink = try AppSink.make(name: "output-witness-sink")
-            try sink.configure(caps: nil, maxBuffers: 10, drop: true, sync: false)
-            try pipeline.addLinked([source, try ElementFactory.make("audioconvert", name: "output-witness-convert"),
-                                    try ElementFactory.make("audioresample", name: "output-witness-resample"), format, sink])
-            let samples = try sink.onNewSample { [weak self] sample in
-                guard let samples = sample.buffer?.int16Samples() else { return }
+            let listener = try MonitorListener(device: device, name: "output-witness", bounded: true, role: "production") { [weak self] samples in
                 self?.record(samples)
-            }
-            let errors = pipeline.bus.subscribe { [weak self, logger] message in
-                guard case .error(let error, _) = message.view else { return }
-                logger.warning("cannot listen to what the sound server plays on '\(device)': \(error.message); 1032 is not watched there")
+            } onError: { [weak self, logger] message in
+                logger.warning("cannot listen to what the sound server plays on '\(device)': \(message); 1032 is not watched there")
                 self?.latest.withLock { $0 = nil }
             }
-            listening.withLock { $0 = Listening(device: device, pipeline: pipeline, samples: samples, errors: errors) }
-            try pipeline.setState(.playing)
+            listening.withLock { $0 = Listening(device: device, listener: listener) }
         } catch {
             logger.warning("cannot listen to what the sound server plays on '\(device)': \(error); 1032 is not watched there")
         }
@@ -73,9 +56,7 @@ final class OutputWitness: Sendable {
     /// Stops listening.
     func stop() {
         guard let old = listening.withLock({ state -> Listening? in defer { state = nil }; return state }) else { return }
-        _ = try? old.pipeline.setState(.null)
-        old.samples.disconnect()
-        old.errors.cancel()
+        old.listener.stop()
         latest.withLock { $0 = nil }
     }
 
