@@ -1,4 +1,5 @@
 import Dispatch
+import GStreamer
 
 /// A running Dispatch source — a repeating timer or a signal watch — cancelled by `cancel()` or
 /// when the token is released: the one wrapper the controller and the player keep their sources
@@ -18,7 +19,8 @@ public final class DispatchSourceToken: @unchecked Sendable {
     public static func repeating(every interval: Duration, after delay: Duration? = nil, on queue: DispatchQueue,
                                  _ handler: @escaping @Sendable () -> Void) -> DispatchSourceToken {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + dispatchInterval(delay ?? interval), repeating: dispatchInterval(interval))
+        timer.schedule(deadline: .now() + .nanoseconds(Int(ClockTime(delay ?? interval).nanoseconds)),
+                       repeating: .nanoseconds(Int(ClockTime(interval).nanoseconds)))
         return DispatchSourceToken(timer, handler: handler)
     }
 
@@ -30,9 +32,4 @@ public final class DispatchSourceToken: @unchecked Sendable {
 
     /// Stops the source; its handler is not called again.
     public func cancel() { source.cancel() }
-
-    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-    }
 }
