@@ -63,7 +63,13 @@ extension AudioEngine {
             pushed = app
             head = [app]
         }
-        let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: ["output-buffer-duration": .string("1/100")])
+        // Resyncing at half a frame: by default a lost buffer under 40 ms is taken for jitter and every
+        // later frame is stamped 10 ms before its samples (uplink +10 ms, echo path −10 ms, measured).
+        // Not `gapless`: on 1.22 it measures the gap from its own position and never fills it.
+        let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: [
+            "output-buffer-duration": .string("1/100"),
+            "alignment-threshold": .uint64(EngineGraph.frameDuration.nanoseconds / 2), "discont-wait": .uint64(0),
+        ])
         let dsp = try ElementFactory.make("webrtcdsp", name: EngineGraph.voiceDSP, properties: ["probe": .string(probeName)])
         try processing.apply(to: dsp)
         let mute = try ElementFactory.make("volume", name: EngineGraph.uplinkMute)
