@@ -63,9 +63,7 @@ extension AudioEngine {
             pushed = app
             head = [app]
         }
-        // Resyncing at half a frame: by default a lost buffer under 40 ms is taken for jitter and every
-        // later frame is stamped 10 ms before its samples (uplink +10 ms, echo path −10 ms, measured).
-        // Not `gapless`: on 1.22 it measures the gap from its own position and never fills it.
+        // Resyncs at half a frame: by default a lost buffer shifted every later timestamp 10 ms (WORKAROUNDS §8).
         let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: [
             "output-buffer-duration": .string("1/100"),
             "alignment-threshold": .uint64(EngineGraph.frameDuration.nanoseconds / 2), "discont-wait": .uint64(0),
@@ -75,17 +73,13 @@ extension AudioEngine {
         let mute = try ElementFactory.make("volume", name: EngineGraph.uplinkMute)
         let sink = try AppSink.make(name: EngineGraph.uplinkSink)
         try sink.configure(caps: EngineGraph.uplinkFormat.caps, maxBuffers: 100, drop: true, sync: false)
-        // An async sink added to a playing pipeline makes the whole pipeline lose and redo its
-        // state (PAUSED→PLAYING), which also re-starts elements being torn down (measured).
+        // Not async: one added to a playing pipeline makes it redo PAUSED→PLAYING (WORKAROUNDS §10).
         try sink.set("async", false)
         let body: [Element] = [
             try ElementFactory.make("audioconvert", name: "mic-convert"),
             try ElementFactory.make("audioresample", name: "mic-resample"),
             try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
-            // Files and pushed samples arrive early: each frame is processed `echoReferenceWait` after
-            // its capture time, when the echo probe holds the far end it needs, which paces them in real
-            // time. A capture device delivers a frame only once it is captured, and clocksync adds the
-            // device's latency to its wait (20 ms instead of 10 on pulsesrc, measured), so it does not wait.
+            // Files and pushed samples wait until the probe holds their far end; devices do not (WORKAROUNDS §9).
             try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds)),
                                                                                "sync": .bool(!source.isDevice)]),
             split,

@@ -19,17 +19,10 @@ extension AudioEngine {
         logger.info("output retargeted", metadata: ["device": "\(device ?? "default")"])
     }
 
-    /// True when the output's server stream exists and has not failed: the sink rendered a buffer
-    /// (so its stream was connected) and reported no error since.
-    ///
-    /// pulsesink 1.22 must only be asked for `current-device`, `mute` or a `device` move then:
-    /// with a stream that is still connecting, or that the server killed, those calls return with
-    /// its process-wide PulseAudio main loop still locked (`no_index`/`no_buffer` paths in
-    /// pulsesink.c). The next lock from another thread then deadlocks, or aborts the process
-    /// once the first thread has exited (measured: "Assertion `robust || (oldval &
-    /// FUTEX_OWNER_DIED) == 0' failed" after the only sink was unloaded).
+    /// True when the output's server stream exists and has not failed (see `OutputLink`): only then
+    /// may pulsesink 1.22 be asked for `current-device` or `mute`, or moved.
     public var outputStreamIsUp: Bool {
-        output.isSoundServer && isRunning && outputBuffers.withLock { $0 } >= 2 && !state.withLock { $0.outputFailed }
+        output.isSoundServer && isRunning && link.streamIsUp
     }
 
     /// The sound-server device the output stream is on now (pulsesink `current-device`); nil

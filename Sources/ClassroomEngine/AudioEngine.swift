@@ -60,14 +60,10 @@ public final class AudioEngine: Sendable {
     let master: VolumeControl
     let probe: Element
     let outputSink: Element
-    /// Set while the output sink is taken down: queries from upstream then fail at its pad
-    /// instead of reaching it. pulsesink 1.22 answers a caps query through a process-wide
-    /// PulseAudio main loop that the last pulsesink frees on NULL; the mixer's renegotiation
-    /// reaching it then crashed the process (a freed PA mutex, seen on a sound-server restart).
-    let outputClosing = Locked(false)
-    let outputGuard = Mutex<[PadProbe]>([])
-    /// Buffers that reached the output sink since the last (re)start; see `outputStreamIsUp`.
-    let outputBuffers = Locked(0)
+    /// The output stream's life: the one owner of whether it may be touched, is corked or lost.
+    let link: OutputLink
+    /// Keeps the echo probe's latency answer installed.
+    let lookahead: Mutex<PadProbe?>
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
     let probeName: String
     let logger: Logger
@@ -83,11 +79,6 @@ public final class AudioEngine: Sendable {
         var inputs: [String: AudioInput] = [:]
         var uplink: Uplink?
         var running = false
-        /// Set by `restart()` until its marker comes through the bus: the dead output's errors
-        /// from before the restart may still be on their way and must not count as a new loss.
-        var discardingStaleOutputErrors = false
-        /// The output sink reported an error since the last (re)start: its server stream may be gone.
-        var outputFailed = false
     }
 
     /// The application message `restart()` posts behind the stale errors.
@@ -104,36 +95,13 @@ public final class AudioEngine: Sendable {
         probeName = "echo-probe-\(number)"
         let built = try EngineError.wrap { () throws(GStreamerError) in try AudioEngine.buildOutputChain(output: output, configuration: configuration, probeName: "echo-probe-\(number)", number: number) }
         (pipeline, mixer, master, probe, outputSink) = built
-        let closing = outputClosing
-        let answersCaps = output.isSoundServer
-        let mixCaps = EngineGraph.outputFormat.caps
-        let guardProbe = (try? outputSink.staticPad("sink"))?.addProbe([.queryDownstream, .queryUpstream]) { info in
-            // pulsesink 1.22 answers caps queries through its PulseAudio main loop, which a killed
-            // stream (its device unplugged with nowhere to go) leaves with a dead owner: the mixer's
-            // renegotiation then aborted the process. The format is fixed and PulseAudio converts,
-            // so the engine answers for it.
-            if answersCaps, let query = info.query {
-                if query.isCaps { query.answerCaps(mixCaps); return .handled }
-                if query.isAcceptCaps { query.answerAcceptCaps(true); return .handled }
-            }
-            // A dropped query fails (returns FALSE) without reaching a sink being taken down.
-            return closing.withLock { $0 } ? .drop : .ok
-        }
-        let buffers = outputBuffers
-        let counter = (try? outputSink.staticPad("sink"))?.addProbe(.buffer) { _ in
-            buffers.withLock { $0 = min($0 + 1, 2) }
-            return .ok
-        }
-        // webrtcechoprobe serves each mic frame the far end that plays `delay` ms after it, where
-        // `delay` is its upstream latency (50 ms here), and that far end reaches it only then: every
-        // frame had to wait ~55 ms. Answering 0 makes it serve by timestamp alone (measured: 61 dB
-        // with a 10 ms wait instead of 52).
-        let lookahead = (try? probe.staticPad("src"))?.addProbe(.queryUpstream) { info in
+        link = OutputLink(sink: outputSink, answersCaps: output.isSoundServer, caps: EngineGraph.outputFormat.caps)
+        // Latency 0 makes the probe serve the far end by timestamp, not 50 ms ahead (WORKAROUNDS §11).
+        lookahead = Mutex((try? probe.staticPad("src"))?.addProbe(.queryUpstream) { info in
             guard let query = info.query, query.isLatency else { return .ok }
             query.answerLatency(live: true, min: .zero, max: nil)
             return .handled
-        }
-        outputGuard.withLock { $0 = [guardProbe, counter, lookahead].compactMap { $0 } }
+        })
     }
 
     private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)
@@ -164,7 +132,7 @@ public final class AudioEngine: Sendable {
 
     /// Starts the graph. With a sound-server output, fails when no server answers.
     public func start() throws(EngineError) {
-        outputClosing.withLock { $0 = false }
+        link.starting()
         let firstError = FirstFailure<(GLibError, String?)>()
         let subscription = pipeline.bus.subscribe { [weak self] message in
             firstError.record(message)
@@ -175,6 +143,7 @@ public final class AudioEngine: Sendable {
             try goPlaying(reporting: firstError)
         } catch {
             busSubscription.withLock { $0?.cancel(); $0 = nil }
+            link.closed(reopening: true)
             throw error
         }
         state.withLock { $0.running = true }
@@ -202,10 +171,9 @@ public final class AudioEngine: Sendable {
     public func suspend() throws(EngineError) {
         guard isRunning else { throw .notRunning }
         disconnectMicrophone()
-        state.withLock { $0.discardingStaleOutputErrors = true }
+        link.closing(discardingErrors: true)
         tearDown()
-        outputClosing.withLock { $0 = false }
-        outputBuffers.withLock { $0 = 0 }
+        link.closed(reopening: true)
     }
 
     /// Brings the graph up again after its output failed (the sound server died and is back):
@@ -224,8 +192,13 @@ public final class AudioEngine: Sendable {
         let firstError = FirstFailure<(GLibError, String?)>()
         let watch = pipeline.bus.subscribe { message in firstError.record(message) }
         defer { watch.cancel() }
-        try goPlaying(reporting: firstError)
-        state.withLock { $0.outputFailed = false }
+        link.starting()
+        do {
+            try goPlaying(reporting: firstError)
+        } catch {
+            link.closed(reopening: true)
+            throw error
+        }
         logger.notice("audio engine restarted", metadata: ["output": "\(output)"])
     }
 
@@ -236,19 +209,15 @@ public final class AudioEngine: Sendable {
             return state.running
         }
         if wasRunning, case .wavFile = output { finalizeOutput() }
+        link.closing(discardingErrors: false)
         tearDown()
+        link.closed(reopening: false)
         busSubscription.withLock { $0?.cancel(); $0 = nil }
     }
 
-    /// Sets the pipeline to NULL, output sink first, with upstream queries failing at the sink's pad
-    /// (they stay failing until `start()`, or until `suspend()` is done).
-    ///
-    /// The output sink goes first: on the way down it holds the mixer in preroll, and a new
-    /// input's allocation query waits on the mixer, which deadlocked a teardown (seen twice
-    /// in 16 test runs, stacks: appsrc in peer query, mixer in basesink preroll, the state
-    /// change waiting for the appsrc's task).
+    /// Sets the pipeline to NULL, output sink first: a sink on its way down holds the mixer in
+    /// preroll, which deadlocked a teardown (WORKAROUNDS §4). The caller has closed the link.
     private func tearDown() {
-        outputClosing.withLock { $0 = true }
         outputSink.isStateLocked = true
         _ = try? outputSink.setState(.null)
         _ = try? pipeline.setState(.null)
@@ -304,10 +273,7 @@ public final class AudioEngine: Sendable {
         case .error(let error, let debug):
             logger.error("\(message.source ?? "?"): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
             if message.source == EngineGraph.outputSink {
-                if state.withLock({ state in
-                    if !state.discardingStaleOutputErrors { state.outputFailed = true }
-                    return state.discardingStaleOutputErrors
-                }) { return }
+                guard link.sinkFailed() else { return }   // the dead stream's, from before a restart
                 event = .outputLost(error.message)
             } else {
                 event = .error(element: message.source ?? "?", message: error.message, debug: debug)
@@ -317,7 +283,7 @@ public final class AudioEngine: Sendable {
         case .requestState(let requested):
             event = message.source == EngineGraph.outputSink ? .outputStateRequested(requested) : nil
         case .application(let structure) where structure.name == Self.restartMarker:
-            state.withLock { $0.discardingStaleOutputErrors = false }
+            link.staleErrorsPassed()
             event = nil
         case .element(let structure) where structure.name == "level":
             guard let rms = structure.doubles("rms"), let peak = structure.doubles("peak") else { return }
@@ -331,6 +297,7 @@ public final class AudioEngine: Sendable {
 
     deinit {
         busSubscription.withLock { $0?.cancel() }
+        link.closing(discardingErrors: false)
         tearDown()
     }
 }

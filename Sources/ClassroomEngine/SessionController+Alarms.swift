@@ -38,22 +38,17 @@ extension SessionController {
         state.withLock { $0.timer = timer }
     }
 
-    func endServerCork() {
-        guard state.withLock({ state -> Bool in defer { state.corkedByServer = false }; return state.corkedByServer }) else { return }
-        _ = session.endInterruption(.soundServerCorked, shouldResume: true)
-    }
-
     func checkAlarms() {
-        if state.withLock({ $0.outputLostAt != nil }) {
+        if engine.link.isLost {
             tryRecovery()
             return
         }
-        if state.withLock({ $0.corkedByServer }), engine.isOutputMutedByServer == false { endServerCork() }
+        if engine.link.isCorked, engine.isOutputMutedByServer == false { endServerCork() }
         // The device's monitor, checked about once a second (asking pulsesink for its device is a server round trip).
         let checks = state.withLock { state -> Int in state.alarmChecks += 1; return state.alarmChecks }
         if checks % 10 == 1 { witness.follow(device: engine.currentOutputDevice) }
-        // A corked or interrupted stream is silent at the server on purpose.
-        let served = session.state.interruption.isInterrupted || state.withLock({ $0.corkedByServer }) ? nil
+        // An interrupted stream (corked by the server included) is silent at the server on purpose.
+        let served = session.state.interruption.isInterrupted ? nil
             : witness.device.flatMap { device in witness.level().map { (device, $0) } }
         let findings = monitors.check(inputs: engine.inputs, uplinkActive: engine.uplink != nil, served: served)
         for finding in findings {

@@ -3,8 +3,7 @@ import Dispatch
 import Foundation
 import GStreamer
 
-/// Devices coming and going, and the output lost and found again: the device watch, Bluetooth
-/// profile switches, a lost device or sound server, and the recovery that brings the output back.
+/// Devices coming and going: the device watch and Bluetooth profile switches.
 extension SessionController {
     // MARK: Devices
 
@@ -94,88 +93,5 @@ extension SessionController {
             else { return }
             _ = self.session.removeDevice(id: device.id)
         }
-    }
-
-    // MARK: Sound server loss and return
-
-    /// The output failed. For a sound-server output that is the server gone (or refusing us):
-    /// media services are lost (an interruption: lesson paused, uplink muted), the microphone and
-    /// the device watch go with it, and `checkAlarms` tries to bring everything back.
-    func outputLost(_ why: String) {
-        guard state.withLock({ $0.outputLostAt == nil }) else { return }
-        logger.error("output lost: \(why)")
-        guard engine.output.isSoundServer else {
-            session.mediaServicesWereLost()
-            return
-        }
-        let monitor = state.withLock { state -> DeviceMonitor? in
-            state.outputLostAt = DispatchTime.now().uptimeNanoseconds
-            state.lostKind = .server
-            defer { state.deviceMonitor = nil }
-            return state.deviceMonitor
-        }
-        monitor?.stop()
-        engine.disconnectMicrophone()
-        session.mediaServicesWereLost()
-    }
-
-    /// The last output device went away (the server lives): the engine is suspended — pushes are
-    /// refused, not queued into a dead stream — and an interruption runs until a device returns.
-    func deviceLost(_ why: String) {
-        guard state.withLock({ state -> Bool in
-            guard state.outputLostAt == nil else { return false }
-            state.outputLostAt = DispatchTime.now().uptimeNanoseconds
-            state.lostKind = .device
-            return true
-        }) else { return }
-        logger.error("output lost: \(why)")
-        do { try engine.suspend() } catch { logger.warning("suspending the engine: \(error)") }
-        session.beginInterruption(.deviceLost)
-    }
-
-    /// While the output is lost, every 250 ms: when a device monitor sees the server's sinks again,
-    /// the engine restarts on it, the monitor becomes the device watch and media services are reset
-    /// (the interruption ends; the lesson resumes; the microphone reopens if a lease records).
-    func tryRecovery() {
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard let (lostAt, kind) = state.withLock({ state -> (UInt64, LostOutput)? in
-            guard let lostAt = state.outputLostAt, now - state.lastRecoveryAttempt >= 250_000_000 else { return nil }
-            state.lastRecoveryAttempt = now
-            return (lostAt, state.lostKind)
-        }) else { return }
-        if kind == .device {
-            // The device watch still runs: the session knows when a device is back.
-            guard session.currentRoute.output != nil else { return }
-            do { try engine.restart() } catch {
-                logger.warning("an output device is back, but the output does not play yet: \(error)")
-                return
-            }
-            recovered(lostAt: lostAt)
-            _ = session.endInterruption(.deviceLost, shouldResume: true)
-            return
-        }
-        guard let monitor = try? DeviceMonitor.audio(), (try? monitor.start()) != nil else { return }
-        let serverIsBack = monitor.devices.contains { $0.isAudioSink && DeviceBridge.audioDevice($0) != nil }
-        monitor.stop()
-        guard serverIsBack else { return }
-        do {
-            try engine.restart()
-            try watch(monitor)
-        } catch {
-            logger.warning("the sound server answers again, but the output does not play yet: \(error)")
-            return
-        }
-        recovered(lostAt: lostAt)
-        session.mediaServicesWereReset()
-    }
-
-    /// The output plays again: the loss is over.
-    func recovered(lostAt: UInt64) {
-        state.withLock { $0.outputLostAt = nil }
-        // The restarted stream went to the server's default sink, which need not be the route's
-        // (it stays the Dummy Output after the last real sink came back).
-        if engine.output.isSoundServer { move(to: session.resolvedState.route.output?.deviceID, attempt: 0) }
-        let outage = Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9
-        logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", outage))"])
     }
 }

@@ -8,7 +8,7 @@ extension SessionController {
     func applyMicrophone(new: ResolvedState, old: ResolvedState?) throws(EngineError) {
         let source = microphoneSource(for: new)
         // With the sound server gone the microphone cannot open; it comes back with the server.
-        let wanted = new.isRecording && source != nil && state.withLock { $0.outputLostAt == nil }
+        let wanted = new.isRecording && source != nil && !engine.link.isLost
         let processing = VoiceProcessing(profile: new.processingProfile)
         guard wanted, let source else {
             if engine.uplink != nil { engine.disconnectMicrophone() }

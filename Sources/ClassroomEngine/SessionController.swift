@@ -43,27 +43,11 @@ public final class SessionController: Sendable {
         var deviceMonitor: DeviceMonitor?
         var deviceIDs: [String: String] = [:]   // display name → server id, for removals
         var timer: DispatchSourceToken?
-        /// The sound server corked (and muted) our stream and has not given it back yet.
-        var corkedByServer = false
-        /// When the output was lost (uptime ns), until the engine plays again.
-        var outputLostAt: UInt64?
-        /// What was lost: the sound server, or (server alive) every output device.
-        var lostKind: LostOutput = .server
-        /// When recovery was last tried (uptime ns).
-        var lastRecoveryAttempt: UInt64 = 0
         /// Bluetooth devices that went away, by physical device and direction, held back for
         /// `profileSwitchGrace` in case the same headset comes back under another profile.
         var departedBluetooth: [String: String] = [:]
         /// How many times the alarms were checked.
         var alarmChecks = 0
-    }
-
-    /// What took the output away.
-    enum LostOutput: Sendable {
-        /// The sound server died or refused us: media services lost, until it answers again.
-        case server
-        /// The last output device went away: an interruption, until a device comes back.
-        case device
     }
 
     /// Builds the engine for `output` and a session over it.
@@ -212,42 +196,6 @@ public final class SessionController: Sendable {
         state.withLock { $0.applied = new }
     }
 
-    /// How long after its device went away the output stream is left alone: the server has
-    /// either moved it (rescue) or killed it, and pulsesink reports a kill within a few 10 ms blocks.
-    static let removalSettle: DispatchTimeInterval = .milliseconds(150)
-
-    /// Moves the output to `device`. When the stream's device just went away, the move waits for
-    /// the server's rescue or kill to show: moving a killed stream wedges pulsesink 1.22 (see
-    /// `AudioEngine.retargetOutput`); a killed one is rebuilt by the recovery instead.
-    func retarget(to device: String?, leaving previous: String?) {
-        if let previous, !session.state.devices.contains(where: { $0.id == previous }) {
-            // Nothing left to play on: the server killed the stream (there was no sink to rescue
-            // it to) and pulsesink does not say so; touching the killed stream wedges it.
-            guard device != nil else {
-                deviceLost("the output device '\(previous)' went away and there is no other")
-                return
-            }
-            queue.asyncAfter(deadline: .now() + Self.removalSettle) { [weak self] in self?.move(to: device, attempt: 0) }
-        } else {
-            move(to: device, attempt: 0)
-        }
-    }
-
-    /// Moves the output stream once it is up (it connects in the first 10 ms blocks after start or
-    /// restart), as long as the route still wants `device`; gives up after 5 s or when the output is lost.
-    func move(to device: String?, attempt: Int) {
-        guard state.withLock({ $0.outputLostAt == nil }), session.resolvedState.route.output?.deviceID == device else { return }
-        guard engine.outputStreamIsUp else {
-            if attempt < 100 {
-                queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in self?.move(to: device, attempt: attempt + 1) }
-            } else {
-                logger.warning("the output stream did not come up in 5 s; it stays where the server put it", metadata: ["wanted": "\(device ?? "default")"])
-            }
-            return
-        }
-        do { try engine.retargetOutput(device: device) } catch { logger.warning("output not moved to \(device ?? "default"): \(error)") }
-    }
-
     // MARK: Events
 
     func handle(_ event: SessionEvent) {
@@ -278,8 +226,7 @@ public final class SessionController: Sendable {
             // since we never corked - only as the server unmuting us, which the monitor watches.
             queue.async { [self] in
                 if requested == .paused {
-                    state.withLock { $0.corkedByServer = true }
-                    session.beginInterruption(.soundServerCorked)
+                    serverCorked()
                 } else if requested == .playing {
                     endServerCork()
                 }

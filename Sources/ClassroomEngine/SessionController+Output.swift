@@ -1,0 +1,129 @@
+import ClassroomAudio
+import Dispatch
+import Foundation
+import GStreamer
+
+/// The controller's side of the output link: it moves the stream to the route's device, turns the
+/// server's cork into an interruption, and on a loss suspends, watches and restarts until the
+/// output plays again. The link holds where the stream is; the session holds the interruption.
+extension SessionController {
+    // MARK: Moves
+
+    /// How long after its device went away the output stream is left alone: the server has
+    /// either moved it (rescue) or killed it, and pulsesink reports a kill within a few 10 ms blocks.
+    static let removalSettle: DispatchTimeInterval = .milliseconds(150)
+
+    /// Moves the output to `device`; after its device went away, only once the server's rescue or
+    /// kill shows, since moving a killed stream wedges pulsesink (WORKAROUNDS §5).
+    func retarget(to device: String?, leaving previous: String?) {
+        if let previous, !session.state.devices.contains(where: { $0.id == previous }) {
+            // Nothing left to play on: the server killed the stream without a word; recovery rebuilds it.
+            guard device != nil else {
+                deviceLost("the output device '\(previous)' went away and there is no other")
+                return
+            }
+            queue.asyncAfter(deadline: .now() + Self.removalSettle) { [weak self] in self?.move(to: device, attempt: 0) }
+        } else {
+            move(to: device, attempt: 0)
+        }
+    }
+
+    /// Moves the output stream once it is up (it connects in the first 10 ms blocks after start or
+    /// restart), as long as the route still wants `device`; gives up after 5 s or when the output is lost.
+    func move(to device: String?, attempt: Int) {
+        guard !engine.link.isLost, session.resolvedState.route.output?.deviceID == device else { return }
+        guard engine.outputStreamIsUp else {
+            if attempt < 100 {
+                queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in self?.move(to: device, attempt: attempt + 1) }
+            } else {
+                logger.warning("the output stream did not come up in 5 s; it stays where the server put it", metadata: ["wanted": "\(device ?? "default")"])
+            }
+            return
+        }
+        do { try engine.retargetOutput(device: device) } catch { logger.warning("output not moved to \(device ?? "default"): \(error)") }
+    }
+
+    // MARK: Cork
+
+    /// The server corked our stream (and mutes it): an interruption, once.
+    func serverCorked() {
+        if engine.link.cork() { session.beginInterruption(.soundServerCorked) }
+    }
+
+    /// The server gave the stream back (an uncork request, or it unmuted us): the interruption ends.
+    func endServerCork() {
+        guard engine.link.uncork() else { return }
+        _ = session.endInterruption(.soundServerCorked, shouldResume: true)
+    }
+
+    // MARK: Sound server loss and return
+
+    /// The output failed. For a sound-server output that is the server gone (or refusing us):
+    /// media services are lost (an interruption: lesson paused, uplink muted), the microphone and
+    /// the device watch go with it, and `checkAlarms` tries to bring everything back.
+    func outputLost(_ why: String) {
+        guard !engine.link.isLost else { return }
+        logger.error("output lost: \(why)")
+        guard engine.output.isSoundServer else {
+            session.mediaServicesWereLost()
+            return
+        }
+        guard engine.link.lose(.server) else { return }
+        let monitor = state.withLock { state -> DeviceMonitor? in
+            defer { state.deviceMonitor = nil }
+            return state.deviceMonitor
+        }
+        monitor?.stop()
+        engine.disconnectMicrophone()
+        session.mediaServicesWereLost()
+    }
+
+    /// The last output device went away (the server lives): the engine is suspended — pushes are
+    /// refused, not queued into a dead stream — and an interruption runs until a device returns.
+    func deviceLost(_ why: String) {
+        guard engine.link.lose(.device) else { return }
+        logger.error("output lost: \(why)")
+        do { try engine.suspend() } catch { logger.warning("suspending the engine: \(error)") }
+        session.beginInterruption(.deviceLost)
+    }
+
+    /// While the output is lost, every 250 ms: when a device monitor sees the server's sinks again,
+    /// the engine restarts on it, the monitor becomes the device watch and media services are reset
+    /// (the interruption ends; the lesson resumes; the microphone reopens if a lease records).
+    func tryRecovery() {
+        guard let (kind, lostAt) = engine.link.recoveryAttempt(every: 250_000_000) else { return }
+        if kind == .device {
+            // The device watch still runs: the session knows when a device is back.
+            guard session.currentRoute.output != nil else { return }
+            do { try engine.restart() } catch {
+                logger.warning("an output device is back, but the output does not play yet: \(error)")
+                return
+            }
+            recovered(lostAt: lostAt)
+            _ = session.endInterruption(.deviceLost, shouldResume: true)
+            return
+        }
+        guard let monitor = try? DeviceMonitor.audio(), (try? monitor.start()) != nil else { return }
+        let serverIsBack = monitor.devices.contains { $0.isAudioSink && DeviceBridge.audioDevice($0) != nil }
+        monitor.stop()
+        guard serverIsBack else { return }
+        do {
+            try engine.restart()
+            try watch(monitor)
+        } catch {
+            logger.warning("the sound server answers again, but the output does not play yet: \(error)")
+            return
+        }
+        recovered(lostAt: lostAt)
+        session.mediaServicesWereReset()
+    }
+
+    /// The output plays again (the link is recovering): the loss is over.
+    func recovered(lostAt: UInt64) {
+        // The restarted stream went to the server's default sink, which need not be the route's
+        // (it stays the Dummy Output after the last real sink came back).
+        if engine.output.isSoundServer { move(to: session.resolvedState.route.output?.deviceID, attempt: 0) }
+        let outage = Double(DispatchTime.now().uptimeNanoseconds - lostAt) / 1e9
+        logger.notice("output recovered", metadata: ["after": "\(String(format: "%.2f s", outage))"])
+    }
+}
