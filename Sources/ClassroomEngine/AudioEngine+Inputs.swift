@@ -48,7 +48,7 @@ extension AudioEngine {
     public func input(id: String) -> AudioInput? { state.withLock { $0.inputs[id] } }
 
     func makeInput(id: String, kind: AudioInput.Kind, format: AudioFormat) throws(GStreamerError) -> AudioInput {
-        let source = try AppSource.make(name: "\(id)-src")
+        let source = try AppSource.make(name: EngineGraph.Input.source(id))
         // Live, timestamped by AudioInput (contiguous, anchored to the running time on arrival):
         // a push plays `pipelineLatency` later.
         // Bounded in bytes: appsrc's queued-time figure trails what is really queued (measured 50 ms
@@ -58,16 +58,16 @@ extension AudioEngine {
                              limits: .init(bytes: queueBytes), whenFull: .dropOldest)
         var elements: [Element] = [
             source,
-            try ElementFactory.make("audioconvert", name: "\(id)-convert"),
-            try ElementFactory.make("audioresample", name: "\(id)-resample"),
+            try ElementFactory.make("audioconvert", name: EngineGraph.Input.convert(id)),
+            try ElementFactory.make("audioresample", name: EngineGraph.Input.resample(id)),
             // The mixer converts channels and format but not rate.
-            try ElementFactory.make("capsfilter", name: "\(id)-format", properties: ["caps": .caps(EngineGraph.outputFormat.caps)]),
+            try ElementFactory.make("capsfilter", name: EngineGraph.Input.format(id), properties: ["caps": .caps(EngineGraph.outputFormat.caps)]),
         ]
         var duck: VolumeControl?
         if kind == .courseware {
             // The courseware's own level, before ducking: the mediaSuppressed monitor compares it with the output.
-            elements.append(try ElementFactory.make("level", name: "\(id)-level", properties: ["interval": .time(configuration.levelInterval)]))
-            let control = try VolumeControl(name: "\(id)-duck", initial: 1.0)
+            elements.append(try ElementFactory.make("level", name: EngineGraph.Input.level(id), properties: ["interval": .time(configuration.levelInterval)]))
+            let control = try VolumeControl(name: EngineGraph.Input.duck(id), initial: 1.0)
             elements.append(control.element)
             duck = control
         }

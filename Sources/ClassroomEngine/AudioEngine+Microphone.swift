@@ -48,10 +48,9 @@ extension AudioEngine {
         var decoder: Element?
         switch source {
         case .device(let name):
-            var builder = ElementBuilder("pulsesrc").named(EngineGraph.micSource)
-                .set("stream-properties", .string("props,media.role=phone,application.name=classroom-audio"))
-            if let name { builder = builder.set("device", .string(name)) }
-            head = [try builder.make()]
+            var properties: ElementProperties = ["stream-properties": .string("props,media.role=phone,application.name=classroom-audio")]
+            if let name { properties.append("device", .string(name)) }
+            head = [try ElementFactory.make("pulsesrc", name: EngineGraph.micSource, properties: properties)]
         case .file(let path):
             let uri = URL(fileURLWithPath: path).standardizedFileURL.absoluteString
             let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.micSource, properties: ["uri": .string(uri)])
@@ -76,11 +75,11 @@ extension AudioEngine {
         // Not async: one added to a playing pipeline makes it redo PAUSED→PLAYING (WORKAROUNDS §10).
         try sink.set("async", false)
         let body: [Element] = [
-            try ElementFactory.make("audioconvert", name: "mic-convert"),
-            try ElementFactory.make("audioresample", name: "mic-resample"),
-            try ElementFactory.make("capsfilter", name: "mic-format", properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
+            try ElementFactory.make("audioconvert", name: EngineGraph.micConvert),
+            try ElementFactory.make("audioresample", name: EngineGraph.micResample),
+            try ElementFactory.make("capsfilter", name: EngineGraph.micFormat, properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
             // Files and pushed samples wait until the probe holds their far end; devices do not (WORKAROUNDS §9).
-            try ElementFactory.make("clocksync", name: "mic-pace", properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds)),
+            try ElementFactory.make("clocksync", name: EngineGraph.micPace, properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds)),
                                                                                "sync": .bool(!source.isDevice)]),
             split,
             // What the student's microphone captured, for 1031: the DSP's output is quiet whenever it cancels an echo.

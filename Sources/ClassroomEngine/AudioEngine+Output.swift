@@ -51,7 +51,7 @@ extension AudioEngine {
 
     /// Sends EOS into the WAV encoder only (the force-live mixer never ends) and waits for the file to be complete.
     func finalizeOutput() {
-        guard let encoder = pipeline.element(named: "output-encoder"), let pad = try? encoder.staticPad("sink") else { return }
+        guard let encoder = pipeline.element(named: EngineGraph.outputEncoder), let pad = try? encoder.staticPad("sink") else { return }
         let bus = pipeline.bus
         let sinkName = EngineGraph.outputSink
         let done = bus.waitForMessage(timeout: .seconds(2), after: {

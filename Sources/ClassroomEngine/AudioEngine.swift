@@ -106,7 +106,7 @@ public final class AudioEngine: Sendable {
 
     private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)
         -> (Pipeline, Element, VolumeControl, Element, Element) {
-        let pipeline = try Pipeline(name: "classroom-engine-\(number)")
+        let pipeline = try Pipeline(name: EngineGraph.pipeline(number))
         // A removable source (pulsesrc) must never become the clock: its removal would post CLOCK_LOST.
         pipeline.useClock(try Clock.system())
         pipeline.configuredLatency = configuration.pipelineLatency
@@ -117,7 +117,7 @@ public final class AudioEngine: Sendable {
             "output-buffer-duration": .time(EngineGraph.frameDuration),
             "ignore-inactive-pads": true,
         ])
-        let format = try ElementFactory.make("capsfilter", name: "mix-format", properties: ["caps": .caps(EngineGraph.outputFormat.caps)])
+        let format = try ElementFactory.make("capsfilter", name: EngineGraph.mixFormat, properties: ["caps": .caps(EngineGraph.outputFormat.caps)])
         let master = try VolumeControl(name: EngineGraph.masterVolume, initial: 1.0)
         let level = try ElementFactory.make("level", name: EngineGraph.outputLevel, properties: ["interval": .time(configuration.levelInterval)])
         let probe = try ElementFactory.make("webrtcechoprobe", name: probeName)

@@ -1,17 +1,26 @@
 import GStreamer
 
-/// Names and formats of the engine's graph, declared once (DESIGN §3).
+/// Names and formats of the engine's graphs, declared once (DESIGN §3): the element names are
+/// what bus messages, level meters and lookups match on, so each is spelled only here.
 public enum EngineGraph {
+    /// The engine's pipeline (numbered: each engine has its own).
+    public static func pipeline(_ number: Int) -> String { "classroom-engine-\(number)" }
     /// The mixer every input joins.
     public static let mixer = "rtc-mixer"
+    /// The mix's format filter after the mixer.
+    public static let mixFormat = "mix-format"
     /// The master volume: the session's active volume channel.
     public static let masterVolume = "master-volume"
     /// The level meter on the mix, before the echo probe.
     public static let outputLevel = "output-level"
     /// The output sink (pulsesink, filesink or fakesink).
     public static let outputSink = "output-sink"
+    /// The WAV encoder in front of a file output.
+    public static let outputEncoder = "output-encoder"
     /// The microphone's source element.
     public static let micSource = "mic-src"
+    /// The microphone's converter, resampler, format filter, and the pacer of files and pushed samples.
+    public static let micConvert = "mic-convert", micResample = "mic-resample", micFormat = "mic-format", micPace = "mic-pace"
     /// The 10 ms re-framer in front of the DSP.
     public static let micSplit = "mic-split"
     /// The WebRTC voice processor.
@@ -24,6 +33,76 @@ public enum EngineGraph {
     public static let uplinkMute = "uplink-mute"
     /// The appsink handing 10 ms frames to the RTC SDK.
     public static let uplinkSink = "uplink-sink"
+
+    /// The elements of an input's chain into the mixer, by the input's id (`courseware`, `rtc-teacher` …).
+    public enum Input {
+        /// Its appsrc.
+        public static func source(_ id: String) -> String { "\(id)-src" }
+        /// Its converter, resampler and format filter.
+        public static func convert(_ id: String) -> String { "\(id)-convert" }
+        public static func resample(_ id: String) -> String { "\(id)-resample" }
+        public static func format(_ id: String) -> String { "\(id)-format" }
+        /// The courseware's own level meter, before ducking (mediaSuppressed compares it with the output).
+        public static func level(_ id: String) -> String { "\(id)-level" }
+        /// The courseware's ducking volume.
+        public static func duck(_ id: String) -> String { "\(id)-duck" }
+    }
+
+    /// The lesson player's pipeline.
+    public enum Lesson {
+        public static let pipeline = "lesson-player"
+        /// The uridecodebin that opens the lesson.
+        public static let decode = "lesson-decode"
+        /// The video branch: queue, converter, sink.
+        public static let videoQueue = "video-queue", videoConvert = "video-convert", videoSink = "video-sink"
+        /// The audio branch: the track selector, then queue ► convert ► resample ► scaletempo ► convert ► resample ► appsink.
+        public static let audioSelect = "lesson-audio-select", audioQueue = "lesson-audio-queue"
+        public static let audioConvert = "lesson-audio-convert", audioResample = "lesson-audio-resample", tempo = "lesson-tempo"
+        public static let audioConvertAfterTempo = "lesson-audio-convert2", audioResampleAfterTempo = "lesson-audio-resample2"
+        public static let audioSink = "lesson-audio-sink"
+    }
+
+    /// A peer feed's pipeline (one per peer).
+    public enum Peer {
+        public static func pipeline(_ id: String) -> String { "peer-\(id)" }
+        /// The common tail: queue ► convert ► resample ► format ► level ► appsink.
+        public static let queue = "peer-queue", convert = "peer-convert", resample = "peer-resample", format = "peer-format"
+        public static let level = "peer-level", sink = "peer-sink"
+        /// A file or network stream's decoder.
+        public static let decode = "peer-decode"
+        /// Plain RTP: udpsrc ► rtpptdemux ► jitter buffer ► depayloader ► decoder.
+        public static let udp = "peer-udp", payloadDemux = "peer-ptdemux", jitter = "peer-jitter", depay = "peer-depay", decoder = "peer-decoder"
+        /// An SDP file: filesrc ► sdpdemux.
+        public static let sdpFile = "peer-sdp", sdpDemux = "peer-sdpdemux"
+    }
+
+    /// The uplink sender's pipeline: appsrc ► mixer ► format ► tee, then one numbered branch per destination.
+    public enum UplinkSender {
+        public static let pipeline = "uplink-sender"
+        public static let input = "uplink-in", mixer = "uplink-mixer", format = "uplink-format", tee = "uplink-tee"
+        public static func queue(_ number: Int) -> String { "uplink-queue-\(number)" }
+        public static func wavEncoder(_ number: Int) -> String { "uplink-wavenc-\(number)" }
+        public static func file(_ number: Int) -> String { "uplink-file-\(number)" }
+        public static func discard(_ number: Int) -> String { "uplink-discard-\(number)" }
+        public static func udp(_ number: Int) -> String { "uplink-udp-\(number)" }
+        public static func opusEncoder(_ number: Int) -> String { "uplink-opusenc-\(number)" }
+        public static func payloader(_ number: Int) -> String { "uplink-pay-\(number)" }
+        public static func resample(_ number: Int) -> String { "uplink-resample-\(number)" }
+        public static func narrowband(_ number: Int) -> String { "uplink-8k-\(number)" }
+        /// The G.711 encoder (`mulaw` or `alaw`).
+        public static func lawEncoder(_ law: String, _ number: Int) -> String { "uplink-\(law)enc-\(number)" }
+    }
+
+    /// A monitor listener's pipeline (names begin with the listener's name).
+    public enum Monitor {
+        /// The output witness's listener (1032).
+        public static let witness = "output-witness"
+        public static func source(_ name: String) -> String { "\(name)-src" }
+        public static func convert(_ name: String) -> String { "\(name)-convert" }
+        public static func resample(_ name: String) -> String { "\(name)-resample" }
+        public static func format(_ name: String) -> String { "\(name)-format" }
+        public static func sink(_ name: String) -> String { "\(name)-sink" }
+    }
 
     /// The mix format: S16LE interleaved stereo at 48 kHz, which webrtcechoprobe accepts.
     public static let outputFormat = AudioFormat(format: .s16, rate: 48_000, channels: 2)

@@ -124,9 +124,9 @@ final class GraphMonitors: Sendable {
             var suppressed = false
             var context: [String: String] = [:]
             if let courseware = inputs.first(where: { $0.kind == .courseware }),
-               let input = state.latest["\(courseware.id)-level"], input > settings.suppressionFloor,
+               let input = state.latest[EngineGraph.Input.level(courseware.id)], input > settings.suppressionFloor,
                let output = state.latest[EngineGraph.outputLevel],
-               Self.comparable(state.latestAt["\(courseware.id)-level"], state.latestAt[EngineGraph.outputLevel]) {
+               Self.comparable(state.latestAt[EngineGraph.Input.level(courseware.id)], state.latestAt[EngineGraph.outputLevel]) {
                 let expected = input + 20 * log10(max(state.expectedCoursewareGain * courseware.volume, 1e-6))
                 suppressed = output < expected - settings.suppressionMargin
                 context = ["courseware_db": "\(input)", "output_db": "\(output)", "expected_db": "\(expected)"]

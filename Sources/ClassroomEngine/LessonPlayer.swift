@@ -57,9 +57,9 @@ public final class LessonPlayer: Sendable {
         self.logger = logger
         tracks = LessonAudioTracks(wanted: audioTrack)
         do {
-            pipeline = try Pipeline(name: "lesson-player")
+            pipeline = try Pipeline(name: EngineGraph.Lesson.pipeline)
             pipeline.useClock(try Clock.system())
-            let decode = try ElementFactory.make("uridecodebin", name: "lesson-decode", properties: ["uri": .string(uri)])
+            let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.Lesson.decode, properties: ["uri": .string(uri)])
             try pipeline.add(decode)
             let branch = LessonBranches(pipeline: pipeline, courseware: courseware, video: video, videoDelay: videoDelay,
                                         logger: logger, tokens: tokens, tracks: tracks)
@@ -159,11 +159,11 @@ public final class LessonPlayer: Sendable {
     /// output `none`, an audio-only file), no frame was shown yet, or the file cannot be written.
     @discardableResult
     public func snapshot(to path: String) throws(EngineError) -> ClockTime? {
-        guard let sink = pipeline.element(named: LessonBranches.videoSink) else {
+        guard let sink = pipeline.element(named: EngineGraph.Lesson.videoSink) else {
             throw .snapshotFailed("the lesson shows no video (the video output is 'none', or the file has no video stream)")
         }
         // autovideosink is a bin: the frame is kept by the real sink inside it.
-        let sinks = [sink] + ((try? pipeline.element(named: LessonBranches.videoSink, as: Bin.self))?.children ?? [])
+        let sinks = [sink] + ((try? pipeline.element(named: EngineGraph.Lesson.videoSink, as: Bin.self))?.children ?? [])
         guard let frame = sinks.lazy.compactMap(\.lastSample).first else {
             throw .snapshotFailed("no frame has been shown yet; play the lesson first")
         }
@@ -207,8 +207,6 @@ public final class LessonPlayer: Sendable {
 
 /// The pad-added work of the lesson decoder; runs on a streaming thread.
 private struct LessonBranches: Sendable {
-    /// The video sink's name, declared once.
-    static let videoSink = "video-sink"
     let pipeline: Pipeline
     let courseware: AudioInput
     let video: LessonPlayer.VideoOutput
@@ -223,16 +221,16 @@ private struct LessonBranches: Sendable {
             if media.hasPrefix("audio/") {
                 try attachAudio(pad)
             } else if media.hasPrefix("video/"), case .frames(let tap) = video {
-                try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"),
+                try attach([try ElementFactory.make("queue", name: EngineGraph.Lesson.videoQueue), try ElementFactory.make("videoconvert", name: EngineGraph.Lesson.videoConvert),
                             try makeFrameSink(tap)], to: pad)
             } else if media.hasPrefix("video/"), video != .none {
                 // The fakesink keeps its last frame (enable-last-sample) for snapshots.
                 let sink = video == .window
-                    ? try ElementFactory.make("autovideosink", name: Self.videoSink, properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
-                    : try ElementFactory.make("fakesink", name: Self.videoSink, properties: [
+                    ? try ElementFactory.make("autovideosink", name: EngineGraph.Lesson.videoSink, properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                    : try ElementFactory.make("fakesink", name: EngineGraph.Lesson.videoSink, properties: [
                         "sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds)), "enable-last-sample": true,
                     ])
-                try attach([try ElementFactory.make("queue", name: "video-queue"), try ElementFactory.make("videoconvert", name: "video-convert"), sink], to: pad)
+                try attach([try ElementFactory.make("queue", name: EngineGraph.Lesson.videoQueue), try ElementFactory.make("videoconvert", name: EngineGraph.Lesson.videoConvert), sink], to: pad)
             } else if media.hasPrefix("video/") {
                 // Not shown, but in time: the lesson keeps its length and position (a video-only lesson plays, silent).
                 try attach([try ElementFactory.make("fakesink", properties: ["sync": true, "async": false])], to: pad)
@@ -247,7 +245,7 @@ private struct LessonBranches: Sendable {
 
     /// An appsink that renders (calls the tap) at the frame's presentation time, delayed like any video sink.
     private func makeFrameSink(_ tap: VideoFrameTap) throws(GStreamerError) -> AppSink {
-        let sink = try AppSink.make(name: Self.videoSink)
+        let sink = try AppSink.make(name: EngineGraph.Lesson.videoSink)
         try sink.configure(caps: try Caps("video/x-raw,format=\(tap.format)"), maxBuffers: 1, drop: false, sync: true)
         try sink.set("ts-offset", .int(Int64(videoDelay.nanoseconds)))
         let token = try sink.onNewSample { sample in tap.handler(sample) }
@@ -262,8 +260,8 @@ private struct LessonBranches: Sendable {
     /// input-selector ► … ► appsink: built once, for the first audio track; returns the selector.
     private func makeAudioChain() throws(GStreamerError) -> Element {
         // sync-mode clock: the tracks not heard advance in real time too, so a switch finds the same moment (not their end).
-        let selector = try ElementFactory.make("input-selector", name: "lesson-audio-select", properties: ["sync-mode": .enumNick("clock")])
-        let sink = try AppSink.make(name: "lesson-audio-sink")
+        let selector = try ElementFactory.make("input-selector", name: EngineGraph.Lesson.audioSelect, properties: ["sync-mode": .enumNick("clock")])
+        let sink = try AppSink.make(name: EngineGraph.Lesson.audioSink)
         // sync=true: the sink releases audio at its running time, so pushes arrive in real time.
         try sink.configure(caps: courseware.format.caps, maxBuffers: 0, drop: false, sync: true)
         let courseware = self.courseware
@@ -276,14 +274,14 @@ private struct LessonBranches: Sendable {
         let chain = [
             selector,
             // Short: what it holds is heard before a track switch takes effect (1 s by default, measured).
-            try ElementFactory.make("queue", name: "lesson-audio-queue", properties: [
+            try ElementFactory.make("queue", name: EngineGraph.Lesson.audioQueue, properties: [
                 "max-size-time": .time(.milliseconds(100)), "max-size-buffers": 0, "max-size-bytes": 0,
             ]),
-            try ElementFactory.make("audioconvert", name: "lesson-audio-convert"),
-            try ElementFactory.make("audioresample", name: "lesson-audio-resample"),
-            try ElementFactory.make("scaletempo", name: "lesson-tempo"),
-            try ElementFactory.make("audioconvert", name: "lesson-audio-convert2"),
-            try ElementFactory.make("audioresample", name: "lesson-audio-resample2"),
+            try ElementFactory.make("audioconvert", name: EngineGraph.Lesson.audioConvert),
+            try ElementFactory.make("audioresample", name: EngineGraph.Lesson.audioResample),
+            try ElementFactory.make("scaletempo", name: EngineGraph.Lesson.tempo),
+            try ElementFactory.make("audioconvert", name: EngineGraph.Lesson.audioConvertAfterTempo),
+            try ElementFactory.make("audioresample", name: EngineGraph.Lesson.audioResampleAfterTempo),
             sink,
         ]
         try pipeline.addLinked(chain)

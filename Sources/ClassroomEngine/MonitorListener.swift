@@ -17,15 +17,15 @@ public final class MonitorListener: Sendable {
     public init(device: String, name: String, bounded: Bool, role: String? = nil, onSamples: @escaping @Sendable ([Int16]) -> Void,
                 onError: @escaping @Sendable (String) -> Void = { _ in }) throws(GStreamerError) {
         pipeline = try Pipeline(name: name)
-        let source = try ElementFactory.make("pulsesrc", name: "\(name)-src", properties: ["device": .string("\(device).monitor")])
+        let source = try ElementFactory.make("pulsesrc", name: EngineGraph.Monitor.source(name), properties: ["device": .string("\(device).monitor")])
         if let role {
             try source.set("stream-properties", .string("props,media.role=\(role),application.name=classroom-audio"))
         }
-        let format = try ElementFactory.make("capsfilter", name: "\(name)-format", properties: ["caps": .caps(Self.format.caps)])
-        let sink = try AppSink.make(name: "\(name)-sink")
+        let format = try ElementFactory.make("capsfilter", name: EngineGraph.Monitor.format(name), properties: ["caps": .caps(Self.format.caps)])
+        let sink = try AppSink.make(name: EngineGraph.Monitor.sink(name))
         try sink.configure(caps: nil, maxBuffers: bounded ? 10 : 0, drop: bounded, sync: false)
-        try pipeline.addLinked([source, try ElementFactory.make("audioconvert", name: "\(name)-convert"),
-                                try ElementFactory.make("audioresample", name: "\(name)-resample"), format, sink])
+        try pipeline.addLinked([source, try ElementFactory.make("audioconvert", name: EngineGraph.Monitor.convert(name)),
+                                try ElementFactory.make("audioresample", name: EngineGraph.Monitor.resample(name)), format, sink])
         samples = try sink.onNewSample { sample in
             if let block = sample.buffer?.int16Samples() { onSamples(block) }
         }

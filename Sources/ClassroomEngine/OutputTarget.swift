@@ -21,15 +21,12 @@ public enum OutputTarget: Sendable, Hashable, CustomStringConvertible {
     func makeElements(mediaRole: String) throws(GStreamerError) -> [Element] {
         switch self {
         case .soundServer(let device):
-            var properties: [(String, PropertyValue)] = [
-                // The sound server's role policies (cork, ducking) look at media.role.
-                ("stream-properties", .string("props,media.role=\(mediaRole),application.name=classroom-audio")),
-            ]
-            if let device { properties.append(("device", .string(device))) }
-            let builder = properties.reduce(ElementBuilder("pulsesink").named(EngineGraph.outputSink)) { $0.set($1.0, $1.1) }
-            return [try builder.make()]
+            // The sound server's role policies (cork, ducking) look at media.role.
+            var properties: ElementProperties = ["stream-properties": .string("props,media.role=\(mediaRole),application.name=classroom-audio")]
+            if let device { properties.append("device", .string(device)) }
+            return [try ElementFactory.make("pulsesink", name: EngineGraph.outputSink, properties: properties)]
         case .wavFile(let path):
-            return [try ElementFactory.make("wavenc", name: "output-encoder"),
+            return [try ElementFactory.make("wavenc", name: EngineGraph.outputEncoder),
                     try ElementFactory.make("filesink", name: EngineGraph.outputSink, properties: ["location": .string(path), "sync": false, "async": false])]
         case .discard:
             return [try ElementFactory.make("fakesink", name: EngineGraph.outputSink, properties: ["sync": true, "async": false])]

@@ -41,7 +41,7 @@ final class OutputWitness: Sendable {
         stop()
         guard let device else { return }
         do {
-            let listener = try MonitorListener(device: device, name: "output-witness", bounded: true, role: "production") { [weak self] samples in
+            let listener = try MonitorListener(device: device, name: EngineGraph.Monitor.witness, bounded: true, role: "production") { [weak self] samples in
                 self?.record(samples)
             } onError: { [weak self, logger] message in
                 logger.warning("cannot listen to what the sound server plays on '\(device)': \(message); 1032 is not watched there")

@@ -47,7 +47,7 @@ public final class PeerFeed: Sendable {
         self.input = input
         self.logger = logger
         do {
-            pipeline = try Pipeline(name: "peer-\(input.id)")
+            pipeline = try Pipeline(name: EngineGraph.Peer.pipeline(input.id))
             pipeline.useClock(try Clock.system())
             let tail = try PeerFeed.makeTail(levelInterval: .milliseconds(100))
             try pipeline.addLinked(tail)
@@ -60,7 +60,7 @@ public final class PeerFeed: Sendable {
             case .sessionDescription(let description):
                 try buildSDP(description, into: entryPad)
             case .file(_, let uri), .network(let uri):
-                let decode = try ElementFactory.make("uridecodebin", name: "peer-decode", properties: ["uri": .string(uri)])
+                let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.Peer.decode, properties: ["uri": .string(uri)])
                 try pipeline.add(decode)
                 linkAudio(of: decode, to: entryPad)
             }
@@ -85,34 +85,32 @@ public final class PeerFeed: Sendable {
 
     /// queue ► convert ► resample ► the RTC format ► level ► appsink (sync=true: released in real time).
     private static func makeTail(levelInterval: ClockTime) throws(GStreamerError) -> [Element] {
-        let sink = try AppSink.make(name: "peer-sink")
+        let sink = try AppSink.make(name: EngineGraph.Peer.sink)
         try sink.configure(caps: format.caps, maxBuffers: 0, drop: false, sync: true)
         return [
-            try ElementFactory.make("queue", name: "peer-queue"),
-            try ElementFactory.make("audioconvert", name: "peer-convert"),
-            try ElementFactory.make("audioresample", name: "peer-resample"),
-            try ElementFactory.make("capsfilter", name: "peer-format", properties: ["caps": .caps(format.caps)]),
-            try ElementFactory.make("level", name: PeerFeed.levelName, properties: ["interval": .time(levelInterval)]),
+            try ElementFactory.make("queue", name: EngineGraph.Peer.queue),
+            try ElementFactory.make("audioconvert", name: EngineGraph.Peer.convert),
+            try ElementFactory.make("audioresample", name: EngineGraph.Peer.resample),
+            try ElementFactory.make("capsfilter", name: EngineGraph.Peer.format, properties: ["caps": .caps(format.caps)]),
+            try ElementFactory.make("level", name: EngineGraph.Peer.level, properties: ["interval": .time(levelInterval)]),
             sink,
         ]
     }
 
-    /// The level meter on what the peer sends.
-    static let levelName = "peer-level"
 
     /// udpsrc ► rtpptdemux: each payload type gets a pad; the first dynamic one (or the pinned one) is decoded as Opus, anything else is reported.
     private func buildRTP(address: String, port: Int, pinned: Int?, into entryPad: Pad) throws(GStreamerError) -> Element {
-        let udp = try ElementFactory.make("udpsrc", name: "peer-udp", properties: [
+        let udp = try ElementFactory.make("udpsrc", name: EngineGraph.Peer.udp, properties: [
             "address": .string(address), "port": .int(Int64(port)),
             // Without SO_REUSEADDR a port another program listens on is refused instead of shared.
             "reuse": false,
             "caps": .caps(try Caps("application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000")),
         ])
-        let demux = try ElementFactory.make("rtpptdemux", name: "peer-ptdemux")
+        let demux = try ElementFactory.make("rtpptdemux", name: EngineGraph.Peer.payloadDemux)
         let decode: [Element] = [
-            try ElementFactory.make("rtpjitterbuffer", name: "peer-jitter", properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))]),
-            try ElementFactory.make("rtpopusdepay", name: "peer-depay"),
-            try ElementFactory.make("opusdec", name: "peer-decoder"),
+            try ElementFactory.make("rtpjitterbuffer", name: EngineGraph.Peer.jitter, properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))]),
+            try ElementFactory.make("rtpopusdepay", name: EngineGraph.Peer.depay),
+            try ElementFactory.make("opusdec", name: EngineGraph.Peer.decoder),
         ]
         try pipeline.addLinked([udp, demux])
         try pipeline.addLinked(decode)
@@ -172,8 +170,8 @@ public final class PeerFeed: Sendable {
 
     /// filesrc ► sdpdemux (its own jitter buffers) ► decodebin per stream.
     private func buildSDP(_ description: SessionDescription, into entryPad: Pad) throws(GStreamerError) {
-        let file = try ElementFactory.make("filesrc", name: "peer-sdp", properties: ["location": .string(description.path)])
-        let demux = try ElementFactory.make("sdpdemux", name: "peer-sdpdemux", properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))])
+        let file = try ElementFactory.make("filesrc", name: EngineGraph.Peer.sdpFile, properties: ["location": .string(description.path)])
+        let demux = try ElementFactory.make("sdpdemux", name: EngineGraph.Peer.sdpDemux, properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))])
         try pipeline.addLinked([file, demux])
         let pipeline = self.pipeline
         let logger = self.logger
@@ -225,7 +223,7 @@ public final class PeerFeed: Sendable {
                 counters.report(.ended)
             case .error(let error, _):
                 counters.report(.failed("\(message.source ?? "peer"): \(error.message)"))
-            case .element(let structure) where structure.name == "level" && message.source == PeerFeed.levelName:
+            case .element(let structure) where structure.name == "level" && message.source == EngineGraph.Peer.level:
                 if let loudest = structure.doubles("rms")?.max() { counters.level.withLock { $0 = loudest } }
             default:
                 break

@@ -17,26 +17,18 @@ public final class ElementFactory: Object {
     /// True when an element of this kind can be made here.
     public static func isAvailable(_ name: String) -> Bool { (try? find(name)) != nil }
 
-    /// Makes an element, setting `properties` in order. Construct-only properties such as
-    /// `audiomixer force-live` are passed at construction (wraps `gst_element_factory_make_with_properties`).
-    public static func make(_ factoryName: String, name: String? = nil, properties: KeyValuePairs<String, PropertyValue> = [:]) throws(GStreamerError) -> Element {
-        Element(retaining: try find(factoryName).createRaw(name: name, properties: properties.map { ($0.key, $0.value) }))
+    /// Makes an element, setting `properties` in order: the one way to make an element. Construct-only
+    /// properties such as `audiomixer force-live` are passed at construction, and a wrong name,
+    /// type or range is an error here (wraps `gst_element_factory_make_with_properties`).
+    public static func make(_ factoryName: String, name: String? = nil, properties: ElementProperties = [:]) throws(GStreamerError) -> Element {
+        try make(factoryName, as: Element.self, name: name, properties: properties)
     }
 
-    /// Makes an element and checks it is of the wrapper type `type` (e.g. `AppSource`).
-    public static func make<T: Element>(_ factoryName: String, as type: T.Type, name: String? = nil, properties: KeyValuePairs<String, PropertyValue> = [:]) throws(GStreamerError) -> T {
-        try makeChecked(factoryName, as: type, name: name, properties: properties.map { ($0.key, $0.value) })
-    }
-
-    static func makeChecked<T: Element>(_ factoryName: String, as type: T.Type, name: String?, properties: [(String, PropertyValue)]) throws(GStreamerError) -> T {
-        let element = try find(factoryName).createRaw(name: name, properties: properties)
+    /// Makes an element as the wrapper type `type` (`AppSource.make`, `AppSink.make`), checking its kind.
+    static func make<T: Element>(_ factoryName: String, as type: T.Type, name: String?, properties: ElementProperties = [:]) throws(GStreamerError) -> T {
+        let element = try find(factoryName).createRaw(name: name, properties: properties.entries)
         // gst_element_factory_make_with_properties: transfer floating → retaining sinks it.
         return try Object.cast(element, adopting: false, as: T.self)
-    }
-
-    /// Makes an element of this factory's kind.
-    public func create(name: String? = nil, properties: KeyValuePairs<String, PropertyValue> = [:]) throws(GStreamerError) -> Element {
-        Element(retaining: try createRaw(name: name, properties: properties.map { ($0.key, $0.value) }))
     }
 
     /// The factory's name, e.g. "audiomixer".
@@ -102,34 +94,17 @@ public final class ElementFactory: Object {
     }
 }
 
-/// A fluent way to describe an element before making it: `ElementBuilder("volume").named("master-volume").set("volume", 0.5).make()`.
-public struct ElementBuilder: Sendable {
-    /// The factory name.
-    public let factoryName: String
-    /// The element name, if any.
-    public private(set) var name: String?
-    /// Properties in the order they will be applied.
-    public private(set) var properties: [(String, PropertyValue)] = []
+/// Properties for `ElementFactory.make`, applied in order: a dictionary literal
+/// (`["caps": .caps(caps), "sync": false]`), or built up when some depend on the caller.
+public struct ElementProperties: Sendable, ExpressibleByDictionaryLiteral {
+    /// The properties in the order they will be applied.
+    public private(set) var entries: [(String, PropertyValue)]
 
-    /// Starts describing an element of kind `factoryName`.
-    public init(_ factoryName: String) { self.factoryName = factoryName }
+    /// The properties of a literal, in its order.
+    public init(dictionaryLiteral elements: (String, PropertyValue)...) { entries = elements }
 
-    /// Names the element.
-    public func named(_ name: String) -> ElementBuilder { var copy = self; copy.name = name; return copy }
-    /// Adds a property (construct-only ones included).
-    public func set(_ property: String, _ value: PropertyValue) -> ElementBuilder {
-        var copy = self; copy.properties.append((property, value)); return copy
-    }
-
-    /// Makes the element.
-    public func make() throws(GStreamerError) -> Element {
-        try make(as: Element.self)
-    }
-
-    /// Makes the element as wrapper type `type`.
-    public func make<T: Element>(as type: T.Type) throws(GStreamerError) -> T {
-        try ElementFactory.makeChecked(factoryName, as: type, name: name, properties: properties)
-    }
+    /// Adds a property after those already there.
+    public mutating func append(_ name: String, _ value: PropertyValue) { entries.append((name, value)) }
 }
 
 // Thread-safe like every GstObject wrapper (see Object).

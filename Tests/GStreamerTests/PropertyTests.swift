@@ -66,7 +66,9 @@ struct PropertyTests {
         #expect(throws: GStreamerError.constructOnlyProperty(object: "rtc-mixer", property: "force-live")) {
             try mixer.set("force-live", false)
         }
-        let built = try ElementBuilder("audiomixer").named("built").set("force-live", true).make()
+        var properties: ElementProperties = [:]
+        properties.append("force-live", true)
+        let built = try ElementFactory.make("audiomixer", name: "built", properties: properties)
         #expect(try built.bool("force-live"))
         #expect(throws: GStreamerError.self) { try ElementFactory.make("audiomixer", properties: ["no-such": 1]) }
     }
