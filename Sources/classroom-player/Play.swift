@@ -177,7 +177,7 @@ struct Play: ParsableCommand {
             console.out(Play.destination(settings.displayedOutput))
             let run = try PlayerRun(settings: settings, console: console, events: eventLog, logger: logger, followers: followers)
             if let pending = current.withLock({ state -> Int32? in state.run = run; return state.pending }) { run.finish(.signal(pending)) }
-            let outcome: PlayerRun.Outcome
+            let outcome: RunOutcome
             do {
                 outcome = try run.run()
             } catch {

@@ -72,4 +72,15 @@ struct PlaySettings: Sendable {
             return destination.description
         }
     }
+
+    /// Where the video goes, as the `started` event says it.
+    var videoDescription: String {
+        if let snapshots { return "snapshots in \(snapshots.directory.path) every \(snapshots.interval) s" }
+        switch video {
+        case .window: return "window"
+        case .discard: return "decoded and discarded"
+        case .none: return "none"
+        case .frames: return "frames to a tap"
+        }
+    }
 }

@@ -3,52 +3,21 @@ import ClassroomEngine
 import Foundation
 import GStreamer
 
-/// The verbs: what each command does to the controller, the lesson and the peers, and its answer.
+/// The command executor: each verb to what handles it (`SessionCommands` for the session, the
+/// lesson and the peers here), and its answer.
 /// Runs on the run's command queue (timeline steps, control lines, MPRIS all come through `perform`).
 extension PlayerRun {
     // MARK: Commands
 
     /// Does one command; runs on the command queue. Returns the answer's fields.
     func execute(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
-        let session = controller.session
         switch command {
         case .mic(let on):
-            try requireMicrophone("connect the microphone")
-            if on {
-                try refusedBySession { () throws(AudioSessionError) in try controller.connectMicrophone() }
-                guard let uplink = controller.engine.uplink else {
-                    try? controller.disconnectMicrophone()
-                    throw CommandError(.unavailable, "no microphone could be opened: the route has no input device"
-                                       + " (\(session.currentRoute)); plug one in, or start with --mic FILE or --mic DEVICE")
-                }
-                events.emit("microphone", [("connected", .bool(true)), ("source", .string(uplink.source.description)),
-                                           ("profile", .string(session.resolvedState.processingProfile.rawValue))])
-            } else {
-                let frames = controller.engine.uplink?.framesDelivered
-                try refusedBySession { () throws(AudioSessionError) in try controller.disconnectMicrophone() }
-                meter.forget(EngineGraph.micLevel)
-                meter.forget(EngineGraph.micCaptureLevel)
-                if let frames { events.emit("microphone", [("connected", .bool(false)), ("frames", .number(Double(frames)))]) }
-            }
-            room?.followSession()
-            return [("mic", .bool(controller.isMicrophoneConnected)), ("profile", .string(session.resolvedState.processingProfile.rawValue))]
+            return try sessionCommands.mic(on)
         case .duck(let on, let owner):
-            if on {
-                if state.withLock({ $0.ducks[owner] }) == nil {
-                    let token = try refusedBySession { () throws(AudioSessionError) in try session.duck(owner: owner) }
-                    state.withLock { $0.ducks[owner] = token }
-                }
-            } else {
-                guard let token = state.withLock({ $0.ducks.removeValue(forKey: owner) }) else {
-                    let held = state.withLock { $0.ducks.keys.sorted() }
-                    throw CommandError(.unavailable, "no duck is held by \"\(owner)\"" + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))"))
-                }
-                try refusedBySession { () throws(AudioSessionError) in try session.releaseDuck(token) }
-            }
-            return [("owner", .string(owner)), ("ducked", .bool(session.resolvedState.ducking.isDucked))]
+            return try sessionCommands.duck(on, owner: owner)
         case .volume(let channel, let value):
-            let stored = try refusedBySession { () throws(AudioSessionError) in try session.setVolume(value, for: channel) }
-            return [("channel", .string(channel.rawValue)), ("value", .number(Double(stored)))]
+            return try sessionCommands.volume(channel, value)
         case .pause, .resume:
             let lesson = try currentLesson()
             do {
@@ -104,26 +73,11 @@ extension PlayerRun {
             events.emit("lesson-loaded", [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds)), ("by", .string(origin))])
             return [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds))]
         case .route(let override):
-            try refusedBySession { () throws(AudioSessionError) in try session.overrideOutputPort(override) }
-            return [("override", .string(override.rawValue)), ("route", session.currentRoute.json)]
+            return try sessionCommands.route(override)
         case .lease(let owner, let need):
-            if need.needsInput { try requireMicrophone("take a \(need) lease, which records") }
-            let token = try refusedBySession { () throws(AudioSessionError) in try session.lease(need, owner: owner) }
-            state.withLock { $0.leases[owner, default: []].append(token) }
-            controller.waitUntilApplied()
-            var fields: [(String, JSON)] = [("lease", .string(token.description)), ("configuration", session.configuration.json)]
-            if need.needsInput { fields.append(("recording", .bool(controller.engine.uplink != nil))) }
-            return fields
+            return try sessionCommands.lease(owner: owner, need: need)
         case .release(let owner):
-            guard let tokens = state.withLock({ $0.leases.removeValue(forKey: owner) }) else {
-                let held = state.withLock { $0.leases.keys.sorted() }
-                let hint = owner == "mic-connect" ? "; the microphone's lease is released with {\"do\":\"mic\",\"on\":false}" : ""
-                throw CommandError(.unavailable, "no lease taken with \"lease\" is held by \"\(owner)\""
-                                   + (held.isEmpty ? "" : " (held by: \(held.joined(separator: ", ")))") + hint)
-            }
-            for token in tokens { try refusedBySession { () throws(AudioSessionError) in try session.release(token) } }
-            controller.waitUntilApplied()
-            return [("owner", .string(owner)), ("released", .number(Double(tokens.count))), ("configuration", session.configuration.json)]
+            return try sessionCommands.release(owner: owner)
         case .track(let choice):
             let lesson = try currentLesson(allowEnded: true)
             let languages = lesson.audioTracks
@@ -170,12 +124,6 @@ extension PlayerRun {
         }
     }
 
-    func requireMicrophone(_ what: String) throws(CommandError) {
-        if settings.microphone == .none {
-            throw CommandError(.unavailable, "cannot \(what): the player was started with --mic none; start it with --mic auto, a device or a file")
-        }
-    }
-
     func currentLesson(allowEnded: Bool = false) throws(CommandError) -> LessonPlayer {
         let (lesson, lessonState) = state.withLock { ($0.lesson, $0.lessonState) }
         guard let lesson, lessonState != .failed else { throw CommandError(.unavailable, "there is no lesson playing") }
@@ -183,13 +131,5 @@ extension PlayerRun {
             throw CommandError(.unavailable, "the lesson has ended; seek to play it again")
         }
         return lesson
-    }
-
-    func refusedBySession<T>(_ body: () throws(AudioSessionError) -> T) throws(CommandError) -> T {
-        do {
-            return try body()
-        } catch {
-            throw CommandError(.sessionRefused, error.description)
-        }
     }
 }

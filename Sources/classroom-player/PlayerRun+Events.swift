@@ -3,7 +3,7 @@ import ClassroomEngine
 import Foundation
 import GStreamer
 
-/// What the lesson and the engine report during the run, and the timeline's steps as they come due.
+/// What the lesson and the engine report during the run.
 extension PlayerRun {
     // MARK: Lesson and engine events
 
@@ -44,27 +44,6 @@ extension PlayerRun {
             events.emit("output-lost", [("message", .string(why))])
         case .warning, .outputStateRequested:
             break
-        }
-    }
-
-    // MARK: Timeline
-
-    func schedule(_ timeline: Timeline) {
-        let start = DispatchTime.now()
-        state.withLock { $0.pendingSteps = timeline.steps.count }
-        for step in timeline.steps {
-            commands.asyncAfter(deadline: start + .nanoseconds(Int(step.at * 1e9))) { [weak self] in
-                guard let self, self.state.withLock({ $0.ending == nil }) else { return }
-                var fields: [(String, JSON)] = [("step", .number(Double(step.number))), ("at", .number(step.at)), ("do", .string(step.command.verb))]
-                do throws(CommandError) {
-                    fields += [("ok", .bool(true))] + (try self.execute(step.command, from: "timeline step \(step.number)"))
-                } catch {
-                    fields += [("ok", .bool(false)), ("error", .string(error.code.rawValue)), ("message", .string(error.message))]
-                }
-                self.events.emit("step", fields)
-                self.state.withLock { $0.pendingSteps -= 1 }
-                self.checkCompletion()
-            }
         }
     }
 }

@@ -12,34 +12,6 @@ import Synchronization
 /// queue, so they see and change the player one at a time; GStreamer and session callbacks only
 /// record what happened and ask that queue, or the main thread, to act.
 final class PlayerRun: Sendable {
-    /// Why the run ended.
-    enum Ending: Sendable, Equatable {
-        /// The lesson ended (and the live feed, with --until-live-ends, and every step ran).
-        case completed
-        /// A `stop` step or command.
-        case stopCommand(String)
-        /// SIGINT, SIGTERM or SIGHUP.
-        case signal(Int32)
-        /// The lesson failed while playing.
-        case lessonFailed(String)
-
-        var name: String {
-            switch self {
-            case .completed: return "completed"
-            case .stopCommand: return "stop-command"
-            case .signal(let number): return number == SIGINT ? "sigint" : number == SIGHUP ? "sighup" : "sigterm"
-            case .lessonFailed: return "lesson-failed"
-            }
-        }
-    }
-
-    /// How the run went.
-    struct Outcome {
-        let ending: Ending
-        let summary: LevelMeter.Summary
-        let status: ExitStatus
-    }
-
     enum LessonState: String { case loading, playing, paused, ended, failed }
 
     struct State {
@@ -49,10 +21,7 @@ final class PlayerRun: Sendable {
         /// Why the lesson could not play or broke, when it did (the final exit status says so).
         var lessonFailure: String?
         var coursewareLease: LeaseToken?
-        var ducks: [String: DuckToken] = [:]
-        var leases: [String: [LeaseToken]] = [:]
-        var pendingSteps = 0
-        var ending: Ending?
+        var ending: RunEnding?
         var tokens: [any AnyObject & Sendable] = []
         var timers: [DispatchSourceToken] = []
         var snapshotter: Snapshotter?
@@ -71,6 +40,9 @@ final class PlayerRun: Sendable {
     let meter = LevelMeter()
     let state: Mutex<State>
     let commands = DispatchQueue(label: "classroom-player.commands")
+    let timeline: TimelineScheduler
+    /// The verbs that change the session, and the ducks and leases they hold.
+    let sessionCommands: SessionCommands
     let ended = DispatchSemaphore(value: 0)
     /// How much earlier than its declared duration a lesson may end and still have played to its end.
     static let truncationTolerance = 0.5
@@ -80,6 +52,7 @@ final class PlayerRun: Sendable {
         self.settings = settings
         self.followers = followers
         state = Mutex(State(lessonURI: settings.lessonURI))
+        timeline = TimelineScheduler(queue: commands)
         self.console = console
         self.events = events
         self.logger = logger
@@ -117,6 +90,7 @@ final class PlayerRun: Sendable {
         } else {
             room = nil
         }
+        sessionCommands = SessionCommands(controller: controller, events: events, meter: meter, room: room, microphoneAllowed: settings.microphone != .none)
         let checkCompletion = Mutex<(@Sendable () -> Void)?>(nil)
         peers = PeerRoster(controller: controller, events: events, logger: logger, queue: commands) { checkCompletion.withLock { $0 }?() }
         checkCompletion.withLock { $0 = { [weak self] in self?.checkCompletion() } }
@@ -125,7 +99,7 @@ final class PlayerRun: Sendable {
     // MARK: Running
 
     /// Plays until the run ends; blocks the calling thread. Throws when it cannot start.
-    func run() throws(PlayerError) -> Outcome {
+    func run() throws(PlayerError) -> RunOutcome {
         let sessionToken = controller.session.observe { [events, room] event in
             let entry = event.logEntry
             events.emit(entry.name, entry.fields)
@@ -198,11 +172,19 @@ final class PlayerRun: Sendable {
             ("uplink", .array(settings.displayedUplink.map { .string($0) })),
             ("room", .maybe(settings.room?.description)),
             ("uplink_sdp", uplink.map { sender in .array(sender.sessionDescriptions.map { .string($0) }) } ?? .null),
-            ("mic", .string(settings.microphone.description)), ("video", .string(videoDescription)),
+            ("mic", .string(settings.microphone.description)), ("video", .string(settings.videoDescription)),
             ("route", session.currentRoute.json), ("configuration", session.configuration.json),
         ])
         if let snapshots = settings.snapshots { startSnapshots(snapshots) }
-        if let timeline = settings.timeline { schedule(timeline) }
+        if let steps = settings.timeline {
+            timeline.schedule(steps, isRunning: { [weak self] in self?.state.withLock { $0.ending == nil } ?? false },
+                              execute: { [weak self] (command, origin) throws(CommandError) in
+                                  guard let self else { throw CommandError(.unavailable, "the player is stopping") }
+                                  return try self.execute(command, from: origin)
+                              },
+                              emit: { [events] name, fields in events.emit(name, fields) },
+                              stepDone: { [weak self] in self?.checkCompletion() })
+        }
         if let path = settings.controlPath {
             let socket = try ControlSocket(path: path) { [events, logger] trouble in
                 logger.warning("\(trouble)")
@@ -217,18 +199,8 @@ final class PlayerRun: Sendable {
         commands.async { self.checkCompletion() }
     }
 
-    var videoDescription: String {
-        if let snapshots = settings.snapshots { return "snapshots in \(snapshots.directory.path) every \(snapshots.interval) s" }
-        switch settings.video {
-        case .window: return "window"
-        case .discard: return "decoded and discarded"
-        case .none: return "none"
-        case .frames: return "frames to a tap"
-        }
-    }
-
     /// Ends the run (the first reason wins).
-    func finish(_ ending: Ending) {
+    func finish(_ ending: RunEnding) {
         let first = state.withLock { state -> Bool in
             guard state.ending == nil else { return false }
             state.ending = ending
@@ -239,12 +211,13 @@ final class PlayerRun: Sendable {
 
     /// Ends the run when everything it waits for is done. Runs on the command queue.
     func checkCompletion() {
+        let stepsPending = timeline.pending
         let done = state.withLock { state -> Bool in
             let liveDone = !settings.untilLiveEnds || peers.allDone
             switch state.lessonState {
-            case .ended: return liveDone && state.pendingSteps == 0
+            case .ended: return liveDone && stepsPending == 0
             // A broken lesson left the class to its live parts: it ends with them (--until-live-ends, no room) or on stop.
-            case .failed: return settings.untilLiveEnds && peers.allDone && room == nil && state.pendingSteps == 0
+            case .failed: return settings.untilLiveEnds && peers.allDone && room == nil && stepsPending == 0
             default: return false
             }
         }
@@ -275,7 +248,7 @@ final class PlayerRun: Sendable {
     }
 
     @discardableResult
-    func tearDown() -> Outcome {
+    func tearDown() -> RunOutcome {
         let (timers, control, snapshotter) = state.withLock { state in
             defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil }
             return (state.timers, state.control, state.snapshotter)
@@ -291,20 +264,8 @@ final class PlayerRun: Sendable {
         controller.stop()  // finalises a WAV output
         uplink?.stop()     // after the microphone went: finalises an uplink WAV
         let (ending, lessonFailure) = state.withLock { ($0.ending ?? .completed, $0.lessonFailure) }
-        let summary = meter.summary
-        let status: ExitStatus
-        switch ending {
-        case .signal(let number): status = number == SIGINT ? .interrupted : number == SIGHUP ? .hangUp : .terminated
-        case .lessonFailed: status = .playbackFailed
-        // The class went on without its lesson: the run still says the lesson failed.
-        case .completed, .stopCommand: status = lessonFailure != nil ? .playbackFailed : summary.isSilent ? .silentOutput : .success
-        }
-        var fields: [(String, JSON)] = [("reason", .string(ending.name))]
-        if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
-        if let lessonFailure { fields.append(("lesson_failed", .string(lessonFailure))) }
-        fields += [("exit", .number(Double(status.rawValue))), ("seconds", .number(summary.seconds)),
-                   ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
-                   ("output", .string(settings.displayedOutput.description))]
+        let outcome = RunOutcome(ending: ending, lessonFailure: lessonFailure, summary: meter.summary)
+        var fields = outcome.stoppedFields(output: settings.displayedOutput.description)
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
         fields += peers.totals
         if let uplink {
@@ -312,7 +273,7 @@ final class PlayerRun: Sendable {
         }
         events.emit("stopped", fields)
         state.withLock { $0.tokens.removeAll() }
-        return Outcome(ending: ending, summary: summary, status: status)
+        return outcome
     }
 
     /// Microphone frames (10 ms) handed to the uplink destinations; nil without `--uplink`.

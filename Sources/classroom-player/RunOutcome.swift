@@ -1,0 +1,57 @@
+import ClassroomEngine
+import Foundation
+
+/// Why a run ended.
+enum RunEnding: Sendable, Equatable {
+    /// The lesson ended (and the live feed, with --until-live-ends, and every step ran).
+    case completed
+    /// A `stop` step or command.
+    case stopCommand(String)
+    /// SIGINT, SIGTERM or SIGHUP.
+    case signal(Int32)
+    /// The lesson failed while playing.
+    case lessonFailed(String)
+
+    /// The `reason` of the `stopped` event.
+    var name: String {
+        switch self {
+        case .completed: return "completed"
+        case .stopCommand: return "stop-command"
+        case .signal(let number): return number == SIGINT ? "sigint" : number == SIGHUP ? "sighup" : "sigterm"
+        case .lessonFailed: return "lesson-failed"
+        }
+    }
+}
+
+/// How a run went: why it ended, what the output carried, and the exit status that says so.
+struct RunOutcome {
+    let ending: RunEnding
+    let summary: LevelMeter.Summary
+    let status: ExitStatus
+    /// Why the lesson could not play or broke, when the class went on without it.
+    let lessonFailure: String?
+
+    /// Judges the run: a signal exits with its status, a lesson that failed exits 2 even when the
+    /// class went on without it, and a silent output exits 3.
+    init(ending: RunEnding, lessonFailure: String?, summary: LevelMeter.Summary) {
+        self.ending = ending
+        self.summary = summary
+        self.lessonFailure = lessonFailure
+        switch ending {
+        case .signal(let number): status = number == SIGINT ? .interrupted : number == SIGHUP ? .hangUp : .terminated
+        case .lessonFailed: status = .playbackFailed
+        case .completed, .stopCommand: status = lessonFailure != nil ? .playbackFailed : summary.isSilent ? .silentOutput : .success
+        }
+    }
+
+    /// The `stopped` event's first fields: the reason, the exit status and the output's figures.
+    func stoppedFields(output: String) -> [(String, JSON)] {
+        var fields: [(String, JSON)] = [("reason", .string(ending.name))]
+        if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
+        if let lessonFailure { fields.append(("lesson_failed", .string(lessonFailure))) }
+        fields += [("exit", .number(Double(status.rawValue))), ("seconds", .number(summary.seconds)),
+                   ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
+                   ("output", .string(output))]
+        return fields
+    }
+}
