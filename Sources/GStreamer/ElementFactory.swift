@@ -79,7 +79,7 @@ public final class ElementFactory: Object {
                 throw .noSuchProperty(object: name ?? factoryName, property: entry.name)
             }
             g_value_init(&values[index], spec.pointee.value_type)
-            try PropertyConversion.store(entry.value, into: &values[index], spec: spec, owner: name ?? factoryName)
+            try GValueBridge.store(entry.value, into: &values[index], spec: spec, owner: name ?? factoryName)
         }
         let names = entries.map { strdup($0.name) }
         defer { names.forEach { free($0) } }

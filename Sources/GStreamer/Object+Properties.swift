@@ -8,7 +8,7 @@ extension Object {
     public func set(_ property: String, _ value: PropertyValue) throws(GStreamerError) {
         let spec = try writableSpec(property)
         let gvalue = OwnedValue(type: spec.pointee.value_type)
-        try PropertyConversion.store(value, into: &gvalue.value, spec: spec, owner: name)
+        try GValueBridge.store(value, into: &gvalue.value, spec: spec, owner: name)
         g_object_set_property(g_object, property, &gvalue.value)
     }
 
@@ -97,7 +97,7 @@ extension Object {
         let origin = try source.readableSpec(sourceProperty)
         guard g_type_is_a(origin.pointee.value_type, target.pointee.value_type) != 0 else {
             throw .invalidPropertyValue(object: name, property: property,
-                                        reason: "\(source.name)'s \(sourceProperty) is a \(PropertyConversion.typeName(origin.pointee.value_type)), not a \(PropertyConversion.typeName(target.pointee.value_type))")
+                                        reason: "\(source.name)'s \(sourceProperty) is a \(GValueBridge.typeName(origin.pointee.value_type)), not a \(GValueBridge.typeName(target.pointee.value_type))")
         }
         let gvalue = OwnedValue(type: origin.pointee.value_type)
         g_object_get_property(source.g_object, sourceProperty, &gvalue.value)
@@ -145,7 +145,7 @@ extension Object {
         let target = OwnedValue(type: type)
         guard g_value_transform(&source.value, &target.value) != 0 else {
             throw .invalidPropertyValue(object: name, property: property,
-                                        reason: "it is a \(PropertyConversion.typeName(spec.pointee.value_type)), not a \(PropertyConversion.typeName(type))")
+                                        reason: "it is a \(GValueBridge.typeName(spec.pointee.value_type)), not a \(GValueBridge.typeName(type))")
         }
         return extract(&target.value)
     }
