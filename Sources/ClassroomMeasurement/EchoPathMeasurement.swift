@@ -40,14 +40,21 @@ public enum EchoPathMeasurement {
         }
         guard let mic = uplink.pushedInput else { throw MeasurementError("the pushed microphone has no input") }
         let shift = engine.outputLatency + echoDelay
+        let lost = Atomic<Int>(0)
+        let tapEnd = Mutex<ClockTime?>(nil)
         let tap = try engine.tapOutput { [weak engine] buffer in
             guard let pts = buffer.pts else { return }
+            let skipped = tapEnd.withLock { end in
+                defer { end = pts + (buffer.duration ?? .zero) }
+                return end.map { pts > $0 + .milliseconds(1) } ?? false
+            }
+            if skipped { lost.add(1, ordering: .relaxed) }
             let stereo = buffer.int16Samples()
             var mono = [Int16](repeating: 0, count: stereo.count / 2)
             for index in mono.indices { mono[index] = Int16(Double(stereo[index * 2]) * gain) }
             firstMic.withLock { $0 = $0 ?? engine?.runningTime }
             energies.recordMicrophone(pts + shift, mono)
-            _ = try? mic.push(mono, pts: pts + shift)
+            if (try? mic.push(mono, pts: pts + shift)) == nil { lost.add(1, ordering: .relaxed) }
         }
         let speech = try SpeechSample.farEnd()
         let pump = try SignalPump("filesrc location=\(speech) ! wavparse", into: farEnd, format: rtcFormat)
@@ -65,7 +72,8 @@ public enum EchoPathMeasurement {
         }
         return EchoPathResult(erle: erle, minimumWindowERLE: windowERLE.min() ?? 0,
                               windowERLE: windowERLE, estimate: estimate, estimateAfter: after,
-                              uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) })
+                              uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) },
+                              lostMicrophoneBuffers: lost.load(ordering: .relaxed))
     }
 }
 

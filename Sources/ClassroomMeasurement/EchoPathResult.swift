@@ -15,9 +15,13 @@ public struct EchoPathResult: Sendable {
     public let estimateAfter: Double?
     /// Every frame's time from its capture timestamp to its uplink callback, shortest first.
     public let uplinkDelays: [ClockTime]
+    /// Microphone buffers that never reached the DSP: output buffers missing from the tap, and pushes
+    /// refused. The framing keeps capture times across them, but each is 10 ms of echo not cancelled.
+    /// Nil when the microphone is a device (its losses are not seen here).
+    public let lostMicrophoneBuffers: Int?
 
     /// A run without far-end speech: nothing to cancel, nothing measured.
-    static let silent = EchoPathResult(erle: 0, minimumWindowERLE: 0, windowERLE: [], estimate: nil, estimateAfter: nil, uplinkDelays: [])
+    static let silent = EchoPathResult(erle: 0, minimumWindowERLE: 0, windowERLE: [], estimate: nil, estimateAfter: nil, uplinkDelays: [], lostMicrophoneBuffers: 0)
 
     /// The longest uplink delay.
     public var maximumUplinkDelay: ClockTime { uplinkDelays.last ?? .zero }

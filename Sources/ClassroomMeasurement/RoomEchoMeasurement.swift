@@ -101,7 +101,8 @@ public enum RoomEchoMeasurement {
         let (erle, windows) = try energies.erle(settle: settle)
         let after = estimateTime.withLock { $0 }.flatMap { time in firstMic.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 } }
         let path = EchoPathResult(erle: erle, minimumWindowERLE: windows.min() ?? 0, windowERLE: windows, estimate: estimate,
-                                  estimateAfter: after, uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) })
+                                  estimateAfter: after, uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) },
+                                  lostMicrophoneBuffers: nil)
         // Converged from the first window after which no window falls below 20 dB.
         let lastBad = windows.lastIndex { $0 < 20 }
         let convergence: Double? = lastBad == windows.count - 1 ? nil : Double((lastBad ?? -1) + 1) * 0.5

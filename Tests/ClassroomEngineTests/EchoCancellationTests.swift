@@ -28,7 +28,8 @@ struct EchoCancellationTests {
         let result = try await EchoPathMeasurement.run(processing: .voice, echoDelay: .milliseconds(150), settle: .seconds(6),
                                                        logger: EngineSupport.logger)
         print("FIGURE echo path 150 ms: estimate \(String(describing: result.estimate)) after \(String(describing: result.estimateAfter)) s, "
-              + "ERLE \(result.erle) dB, worst 500 ms window \(result.minimumWindowERLE) dB, uplink delay median \(result.uplinkDelayMedian), p99 \(result.uplinkDelay99), max \(result.maximumUplinkDelay)")
+              + "ERLE \(result.erle) dB, worst 500 ms window \(result.minimumWindowERLE) dB, uplink delay median \(result.uplinkDelayMedian), p99 \(result.uplinkDelay99), max \(result.maximumUplinkDelay), "
+              + "lost microphone buffers \(result.lostMicrophoneBuffers ?? 0)")
         let estimate = try #require(result.estimate)
         #expect(abs(Double(estimate.delay.nanoseconds) / 1e6 - 150) <= 10)
         #expect((result.estimateAfter ?? .infinity) <= 5)
