@@ -43,7 +43,7 @@ test: setup
 #     PipeWire + WirePlumber + pipewire-pulse (scripts/with-pipewire.sh);
 #  4. the CLI, one test at a time: each runs the built classroom-player (built by --build-tests)
 #     as a subprocess playing in real time, and asserts on its WAVs, events, answers and exit codes.
-PULSE_SUITES = DeviceMonitorTests|PulseRouteTests|ListenerContinuityTests
+PULSE_SUITES = DeviceMonitorTests|PulseRouteTests|ListenerContinuityTests|MicrophoneRetryTests
 
 test-swift:
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \

@@ -44,6 +44,7 @@ extension SessionController {
             return
         }
         if engine.link.isCorked, engine.isOutputMutedByServer == false { endServerCork() }
+        retryMicrophoneIfDue()
         // The device's monitor, checked about once a second (asking pulsesink for its device is a server round trip).
         let checks = state.withLock { state -> Int in state.alarmChecks += 1; return state.alarmChecks }
         if checks % 10 == 1 { witness.follow(device: engine.currentOutputDevice) }

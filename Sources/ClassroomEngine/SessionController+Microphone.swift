@@ -43,8 +43,39 @@ extension SessionController {
                            context: ["source": "\(uplink.source)"])
     }
 
+    /// A microphone that failed to open (1033) is tried again while a lease records: after 1 s, then
+    /// 2, 4 … 30 s. A busy device may be freed, and a server may time out once (pipewire-pulse did,
+    /// "Failed to connect stream: Timeout", as a source went away) and answer the next time.
+    func retryMicrophoneIfDue() {
+        let resolved = session.resolvedState
+        guard resolved.isRecording, !engine.link.isLost, let source = microphoneSource(for: resolved) else {
+            state.withLock { $0.microphoneRetry = nil }
+            return
+        }
+        // The pace holds until frames flow (`microphoneOpened`): a device may open and fail just after.
+        guard engine.uplink == nil, resolved.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard let attempt = state.withLock({ state -> Int? in
+            guard let retry = state.microphoneRetry else {
+                state.microphoneRetry = (attempt: 1, at: now + 1_000_000_000)
+                return nil
+            }
+            guard now >= retry.at else { return nil }
+            state.microphoneRetry = (attempt: retry.attempt + 1, at: now + UInt64(min(30, 1 << min(retry.attempt, 5))) * 1_000_000_000)
+            return retry.attempt
+        }) else { return }
+        logger.notice("trying the microphone again", metadata: ["source": "\(source)", "attempt": "\(attempt)"])
+        do {
+            let uplink = try openMicrophone(source, processing: VoiceProcessing(profile: resolved.processingProfile))
+            try uplink.setMuted(resolved.isInterrupted)
+        } catch {
+            logger.warning("the microphone (\(source)) still cannot be opened: \(error)")
+        }
+    }
+
     /// The microphone delivers: a 1033 raised before is over.
     func microphoneOpened() {
+        state.withLock { $0.microphoneRetry = nil }
         guard session.resolvedState.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
         session.clearAlarm(.recordingDeviceBusy, owner: "microphone")
     }

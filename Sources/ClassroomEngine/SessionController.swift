@@ -48,6 +48,8 @@ public final class SessionController: Sendable {
         var departedBluetooth: [String: String] = [:]
         /// How many times the alarms were checked.
         var alarmChecks = 0
+        /// While a microphone that failed to open (1033) is wanted: the next try and when (uptime ns).
+        var microphoneRetry: (attempt: Int, at: UInt64)?
     }
 
     /// Builds the engine for `output` and a session over it.
