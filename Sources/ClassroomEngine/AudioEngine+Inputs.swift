@@ -49,10 +49,8 @@ extension AudioEngine {
 
     func makeInput(id: String, kind: AudioInput.Kind, format: AudioFormat) throws(GStreamerError) -> AudioInput {
         let source = try AppSource.make(name: EngineGraph.Input.source(id))
-        // Live, timestamped by AudioInput (contiguous, anchored to the running time on arrival):
-        // a push plays `pipelineLatency` later.
-        // Bounded in bytes: appsrc's queued-time figure trails what is really queued (measured 50 ms
-        // reported with 2 s queued), so the byte limit is what keeps memory bounded.
+        // Live, timestamped by AudioInput: a push plays `pipelineLatency` later. Bounded in bytes, since
+        // appsrc's queued time trails what is queued (WORKAROUNDS §15).
         let queueBytes = Int(configuration.inputQueue.nanoseconds * UInt64(format.rate) / 1_000_000_000) * format.bytesPerFrame
         try source.configure(audio: format, isLive: true, doTimestamp: false,
                              limits: .init(bytes: queueBytes), whenFull: .dropOldest)

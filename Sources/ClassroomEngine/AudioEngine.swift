@@ -32,10 +32,8 @@ public final class AudioEngine: Sendable {
         ///
         /// The echo path is the time from a sample being played (running time + output latency)
         /// to its echo being captured: speaker-to-mic distance plus whatever the devices' latency
-        /// reports leave out. The canceller removes echo whose path lies from about 5 ms above this
-        /// value to about 50 ms above it. Measured through the engine (ERLE, speech, −6 dB echo,
-        /// 10 ms wait): with 0: 18 dB at 2 ms, 61 dB at 5–50 ms, 15 dB at 55 ms; with 150: 16 dB
-        /// at 150 ms, 61 dB at 190 ms; with 395: 61 dB at 400 ms. The echo-path estimator moves it.
+        /// reports leave out. The canceller removes echo whose path lies from about 5 ms to about
+        /// 50 ms above this value (WORKAROUNDS §12); the echo-path estimator moves it.
         public var echoPathCompensation: ClockTime = .zero
         /// How long after its capture time a microphone frame waits before the DSP processes it.
         ///

@@ -84,11 +84,7 @@ public final class LessonPlayer: Sendable {
     /// `lessonUnplayable` (with the reason classified) when it cannot be played.
     public func play() throws(EngineError) {
         do {
-            // Preroll first. Going from NULL straight to PLAYING, the sinks added as the decoder
-            // exposes its streams take the pipeline's pending state, PLAYING, as soon as they
-            // preroll, before the pipeline has a base time: each rendered what it had at once,
-            // ahead of time, until the slowest branch prerolled (measured on a loaded machine:
-            // 1.6 s of video handed over in one burst, and the first picture 288 ms off its sound).
+            // Preroll first: straight to PLAYING, each late-added sink rendered ahead of the base time (WORKAROUNDS §14).
             let failed = { [firstFailure] in firstFailure.current != nil }
             if pipeline.state < .paused { try pipeline.setState(.paused, waitingUpTo: Self.openTimeout, unless: failed) }
             try pipeline.setState(.playing, waitingUpTo: Self.openTimeout, unless: failed)

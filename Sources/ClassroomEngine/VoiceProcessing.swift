@@ -32,15 +32,9 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
         case veryHigh = "very-high"
     }
 
-    /// The voice profile (what a call needs): AEC, NS and the high-pass filter. No AGC: it lifted
-    /// residual echo above the mic while the canceller converged (measured, unreported 150 ms
-    /// path: worst 500 ms window −3 dB with AGC, +4.8 dB without; 57 vs 65 dB once converged).
-    ///
-    /// NS high: room noise at −45 dBFS came down 6.3 / 12.3 / 16.7–17.1 / 18.3–18.8 dB at low /
-    /// moderate / high / very-high, and the student alone kept PESQ-WB 4.4 at high. Echo suppression
-    /// stays moderate: in double talk (room, 150 ms) low / moderate / high kept the student at −1.6 /
-    /// −3.3 / −4.2 dB with PESQ-WB 1.25 / 1.12 / 1.09, high lost 1 dB more, and low let ERLE before
-    /// the student fall to 43–66 dB; without the extended filter −3.2 dB, 1.16 (`classroom-bench run --only echo-tuning`).
+    /// The voice profile (what a call needs): AEC, NS high and the high-pass filter, echo
+    /// suppression moderate; no AGC, which lifted residual echo while the canceller converged
+    /// (the measurements behind each choice: WORKAROUNDS §13).
     public static let voice = VoiceProcessing(echoCancel: true, noiseSuppression: true, gainControl: false, highPassFilter: true,
                                               noiseSuppressionLevel: .high)
     /// Everything off: the dsp passes audio through bit-identical (measured), for media and raw.
