@@ -62,11 +62,14 @@ extension AudioEngine {
             pushed = app
             head = [app]
         }
-        // Resyncs at half a frame: by default a lost buffer shifted every later timestamp 10 ms (WORKAROUNDS §8).
-        let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: [
-            "output-buffer-duration": .string("1/100"),
-            "alignment-threshold": .uint64(EngineGraph.frameDuration.nanoseconds / 2), "discont-wait": .uint64(0),
-        ])
+        // Files and pushed samples resync at half a frame: by default a lost buffer shifted every later
+        // timestamp 10 ms (WORKAROUNDS §8). A device flags its own losses (DISCONT) and keeps the defaults.
+        var splitProperties: ElementProperties = ["output-buffer-duration": .string("1/100")]
+        if !source.isDevice {
+            splitProperties.append("alignment-threshold", .uint64(EngineGraph.frameDuration.nanoseconds / 2))
+            splitProperties.append("discont-wait", .uint64(0))
+        }
+        let split = try ElementFactory.make("audiobuffersplit", name: EngineGraph.micSplit, properties: splitProperties)
         let dsp = try ElementFactory.make("webrtcdsp", name: EngineGraph.voiceDSP, properties: ["probe": .string(probeName)])
         try processing.apply(to: dsp)
         let mute = try ElementFactory.make("volume", name: EngineGraph.uplinkMute)
