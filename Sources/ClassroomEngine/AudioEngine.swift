@@ -61,7 +61,7 @@ public final class AudioEngine: Sendable {
     /// The output stream's life: the one owner of whether it may be touched, is corked or lost.
     let link: OutputLink
     /// Keeps the echo probe's latency answer installed.
-    let lookahead: Mutex<PadProbe?>
+    let lookahead: PadProbe?
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
     let probeName: String
     let logger: Logger
@@ -95,11 +95,11 @@ public final class AudioEngine: Sendable {
         (pipeline, mixer, master, probe, outputSink) = built
         link = OutputLink(sink: outputSink, answersCaps: output.isSoundServer, caps: EngineGraph.outputFormat.caps)
         // Latency 0 makes the probe serve the far end by timestamp, not 50 ms ahead (WORKAROUNDS §11).
-        lookahead = Mutex((try? probe.staticPad("src"))?.addProbe(.queryUpstream) { info in
+        lookahead = (try? probe.staticPad("src"))?.addProbe(.queryUpstream) { info in
             guard let query = info.query, query.isLatency else { return .ok }
             query.answerLatency(live: true, min: .zero, max: nil)
             return .handled
-        })
+        }
     }
 
     private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)

@@ -193,6 +193,4 @@ final class OutputLink: Sendable {
             return (loss, since)
         }
     }
-
-    deinit { probes.withLock { $0.removeAll() } }
 }

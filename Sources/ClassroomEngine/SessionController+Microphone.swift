@@ -16,8 +16,7 @@ extension SessionController {
         }
         // A microphone that was refused (1033) is tried again on a new request to record, not on
         // every other session change: each try would only fail on the bus again.
-        let refused = new.alarms.contains { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }
-        if engine.uplink == nil, refused, old?.isRecording == true { return }
+        if engine.uplink == nil, Self.microphoneRefused(in: new), old?.isRecording == true { return }
         if let uplink = engine.uplink {
             if uplink.source != source {
                 // Another input device: rebuild the chain on it.
@@ -37,8 +36,8 @@ extension SessionController {
     func microphoneFailed(_ why: String) {
         guard let uplink = engine.uplink else { return }
         engine.disconnectMicrophone()
-        guard !session.resolvedState.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
-        session.raiseAlarm(.recordingDeviceBusy, owner: "microphone",
+        guard !Self.microphoneRefused(in: session.resolvedState) else { return }
+        session.raiseAlarm(.recordingDeviceBusy, owner: Self.microphoneAlarmOwner,
                            message: "the microphone (\(uplink.source)) cannot be opened: \(why) — another program may hold it, or the sound server refused it",
                            context: ["source": "\(uplink.source)"])
     }
@@ -53,7 +52,7 @@ extension SessionController {
             return
         }
         // The pace holds until frames flow (`microphoneOpened`): a device may open and fail just after.
-        guard engine.uplink == nil, resolved.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
+        guard engine.uplink == nil, Self.microphoneRefused(in: resolved) else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         guard let attempt = state.withLock({ state -> Int? in
             guard let retry = state.microphoneRetry else {
@@ -76,15 +75,15 @@ extension SessionController {
     /// The microphone delivers: a 1033 raised before is over.
     func microphoneOpened() {
         state.withLock { $0.microphoneRetry = nil }
-        guard session.resolvedState.alarms.contains(where: { $0.code == .recordingDeviceBusy && $0.owner == "microphone" }) else { return }
-        session.clearAlarm(.recordingDeviceBusy, owner: "microphone")
+        guard Self.microphoneRefused(in: session.resolvedState) else { return }
+        session.clearAlarm(.recordingDeviceBusy, owner: Self.microphoneAlarmOwner)
     }
 
     /// Opens the microphone chain; a device that cannot be opened (busy, refused, gone) raises
     /// alarm 1033, and the next successful open clears it.
     func openMicrophone(_ source: MicrophoneSource, processing: VoiceProcessing) throws(EngineError) -> Uplink {
-        let owner = "microphone"
-        let raised = { [session] in session.resolvedState.alarms.contains { $0.code == .recordingDeviceBusy && $0.owner == owner } }
+        let owner = Self.microphoneAlarmOwner
+        let raised = { [session] in Self.microphoneRefused(in: session.resolvedState) }
         do {
             let uplink = try engine.connectMicrophone(source, processing: processing, onFrame: onUplinkFrame)
             if raised() { queue.async { [session] in session.clearAlarm(.recordingDeviceBusy, owner: owner) } }
@@ -100,6 +99,14 @@ extension SessionController {
             }
             throw error
         }
+    }
+
+    /// The owner of the microphone's 1033.
+    static let microphoneAlarmOwner = "microphone"
+
+    /// Whether the microphone's 1033 is raised in `resolved`.
+    static func microphoneRefused(in resolved: ResolvedState) -> Bool {
+        resolved.alarms.contains { $0.code == .recordingDeviceBusy && $0.owner == microphoneAlarmOwner }
     }
 
     func microphoneSource(for resolved: ResolvedState) -> MicrophoneSource? {
