@@ -119,7 +119,7 @@ extension AudioEngine {
         }
         uplink.keep(frameToken)
         if processing.echoCancel { try watchEchoPath(of: uplink, split: split) }
-        for element in all { try element.syncStateWithParent() }
+        try Element.syncStatesWithParent(all)
         return uplink
     }
 

@@ -94,6 +94,13 @@ public class Element: Object {
         }
     }
 
+    /// Brings a chain added to a running pipeline (in flow order, source first) to its parent's
+    /// state from the sink end: a source started before the elements after it pushes into a stopped
+    /// element, gets FLUSHING and stops for good, without an error message.
+    public static func syncStatesWithParent(_ chain: [Element]) throws(GStreamerError) {
+        for element in chain.reversed() { try element.syncStateWithParent() }
+    }
+
     /// Keeps the element's state from following its parent's (wraps `gst_element_set_locked_state`).
     public var isStateLocked: Bool {
         get { gst_element_is_locked_state(gstElement) != 0 }
