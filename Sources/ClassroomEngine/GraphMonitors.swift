@@ -96,15 +96,18 @@ final class GraphMonitors: Sendable {
 
             // 1031: what the connected microphone captures stays below the floor (before the DSP,
             // whose output is near silence whenever it cancels the teacher's echo).
-            if uplinkActive, let mic = state.latest[EngineGraph.micCaptureLevel], mic < settings.lowRecordingLevel {
+            // A chain that delivers nothing at all has no level: that is silence too, not an unknown.
+            let captured = state.latest[EngineGraph.micCaptureLevel]
+            if uplinkActive, (captured ?? -.infinity) < settings.lowRecordingLevel {
                 state.lowMicSince = state.lowMicSince ?? now
             } else {
                 state.lowMicSince = nil
             }
             let lowFor = state.lowMicSince.map { ClockTime(nanoseconds: now - $0) }
             transition(.recordingLevelTooLow, "microphone", lowFor.map { $0 >= settings.lowRecordingDuration } ?? false,
-                       "the microphone stayed below \(Int(settings.lowRecordingLevel)) dBFS for \(lowFor?.seconds ?? 0) s",
-                       ["level_db": "\(state.latest[EngineGraph.micCaptureLevel] ?? -.infinity)"])
+                       captured == nil ? "the microphone delivered no audio at all for \(lowFor?.seconds ?? 0) s"
+                                       : "the microphone stayed below \(Int(settings.lowRecordingLevel)) dBFS for \(lowFor?.seconds ?? 0) s",
+                       ["level_db": "\(captured ?? -.infinity)"])
             if !uplinkActive { state.latest[EngineGraph.micCaptureLevel] = nil }
 
             // 1032: the engine plays and the server plays silence on the device (muted, volume 0);

@@ -31,6 +31,24 @@ struct GraphAlarmTests {
         #expect(cleared)
     }
 
+    /// A file microphone once connected and delivered nothing for a whole talk, and no alarm said so:
+    /// with no level at all, 1031 had nothing to compare.
+    @Test("1031: a connected microphone that delivers no audio at all raises recordingLevelTooLow and says so")
+    func microphoneDeliversNothing() async throws {
+        var alarms = SessionController.AlarmSettings()
+        alarms.lowRecordingDuration = .seconds(1)
+        let controller = try SessionController(output: .discard, microphone: .fixed(.pushed), alarms: alarms, logger: EngineSupport.logger)
+        try controller.start()
+        defer { controller.stop() }
+        try controller.connectMicrophone()
+        // Nothing is pushed.
+        let raised = await waitFor { controller.session.resolvedState.alarms.contains { $0.code == .recordingLevelTooLow } }
+        #expect(raised)
+        let alarm = controller.session.resolvedState.alarms.first { $0.code == .recordingLevelTooLow }
+        #expect(alarm?.message.contains("no audio") == true, "\(String(describing: alarm))")
+        #expect(controller.engine.uplink?.framesDelivered == 0)
+    }
+
     /// The canceller leaves the uplink near silence while the teacher's echo fills the microphone:
     /// 1031 measured on the processed uplink cried wolf here (issue #15), from what is captured it does not.
     @Test("1031 reads what the microphone captures: a loud echo the canceller removes from the uplink does not raise it")
