@@ -56,7 +56,10 @@ public final class JanusRoom: Sendable {
         var ownID: UInt64?
         var sender: UplinkSender?
         var participants: [UInt64: Participant] = [:]
+        /// Whether the session wants this kiosk muted.
         var muted = true
+        /// What the joined session was last told (at `join` or by `configure`); nil while not joined.
+        var serverMuted: Bool?
         var stopping = false
         var attempt = 0
         var handler: (@Sendable (Event) -> Void)?
@@ -115,16 +118,22 @@ public final class JanusRoom: Sendable {
     /// Mutes or unmutes this kiosk in the room (AudioBridge `configure`), so the room's talk
     /// events and the teacher's UI see it; remembered for rejoins.
     public func setMuted(_ muted: Bool) {
-        let target = state.withLock { state -> (UInt64, UInt64)? in
-            guard state.muted != muted else { return nil }
-            state.muted = muted
-            guard let session = state.session, let handle = state.handle else { return nil }
-            return (session, handle)
-        }
-        guard let (session, handle) = target else { return }
-        requests.async { [api, logger] in
-            do { try api.configure(session: session, handle: handle, muted: muted) } catch {
-                logger.warning("room: could not \(muted ? "mute" : "unmute") this kiosk: \(error)")
+        state.withLock { $0.muted = muted }
+        tellServerTheMute()
+    }
+
+    /// Sends `configure` when the joined session was told otherwise than the session wants now —
+    /// also right after a join, since the mute may change while the join is under way.
+    private func tellServerTheMute() {
+        state.withLock { state in
+            guard let session = state.session, let handle = state.handle, let told = state.serverMuted, told != state.muted else { return }
+            state.serverMuted = state.muted
+            // Queued under the lock, so requests go out in the order they were decided: the last
+            // one sent is the state wanted last.
+            requests.async { [api, logger, muted = state.muted] in
+                do { try api.configure(session: session, handle: handle, muted: muted) } catch {
+                    logger.warning("room: could not \(muted ? "mute" : "unmute") this kiosk: \(error)")
+                }
             }
         }
     }
@@ -140,7 +149,7 @@ public final class JanusRoom: Sendable {
     /// stops sending and receiving and takes the room's input out of the mix.
     public func leave() {
         let (session, handle, sender, handler, wasStopping) = state.withLock { state in
-            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil }
+            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.serverMuted = nil }
             return (state.session, state.handle, state.sender, state.handler, state.stopping)
         }
         guard !wasStopping else { return }
@@ -163,9 +172,9 @@ public final class JanusRoom: Sendable {
         let session = try api.createSession()
         let handle: UInt64
         let transaction: String
+        let muted = state.withLock { $0.muted }
         do {
             handle = try api.attachAudioBridge(session: session)
-            let muted = state.withLock { $0.muted }
             transaction = try api.join(session: session, handle: handle, room: address.room, display: address.display, pin: address.pin,
                                        muted: muted, rtpAddress: localAddress, rtpPort: localPort, payloadType: JanusRoom.payloadType)
         } catch {
@@ -177,7 +186,7 @@ public final class JanusRoom: Sendable {
             for event in try api.poll(session: session) {
                 switch event {
                 case .joined(let id, let participants, let rtpAddress, let rtpPort):
-                    try joined(session: session, handle: handle, id: id, participants: participants, rtpAddress: rtpAddress, rtpPort: rtpPort)
+                    try joined(session: session, handle: handle, id: id, participants: participants, rtpAddress: rtpAddress, rtpPort: rtpPort, muted: muted)
                     return
                 case .failed(let failed, let failure) where failed == transaction:
                     try? api.destroy(session: session)
@@ -192,7 +201,7 @@ public final class JanusRoom: Sendable {
     }
 
     private func joined(session: UInt64, handle: UInt64, id: UInt64, participants: [JanusProtocol.Participant],
-                        rtpAddress: String, rtpPort: Int) throws(JanusProtocol.Failure) {
+                        rtpAddress: String, rtpPort: Int, muted: Bool) throws(JanusProtocol.Failure) {
         let sender: UplinkSender
         do {
             let endpoint = try RTPEndpoint(host: rtpAddress, port: rtpPort, payloadType: JanusRoom.payloadType)
@@ -205,7 +214,7 @@ public final class JanusRoom: Sendable {
         let list = participants.map { Participant(id: $0.id, display: $0.display, muted: $0.muted) }
         let (handler, old) = state.withLock { state in
             defer {
-                state.session = session; state.handle = handle; state.ownID = id; state.sender = sender; state.attempt = 0
+                state.session = session; state.handle = handle; state.ownID = id; state.sender = sender; state.attempt = 0; state.serverMuted = muted
                 state.participants = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
             }
             return (state.handler, state.sender)
@@ -213,6 +222,7 @@ public final class JanusRoom: Sendable {
         old?.stop()
         logger.info("room joined", metadata: ["room": "\(address)", "id": "\(id)", "rtp": "\(rtpAddress):\(rtpPort)"])
         handler?(.joined(id: id, participants: list))
+        tellServerTheMute()
     }
 
     // MARK: The room's thread
@@ -255,11 +265,14 @@ public final class JanusRoom: Sendable {
                 if let participant = state.participants.removeValue(forKey: id) { events.append(.participantLeft(participant)) }
             case .removed(let why):
                 state.session = nil
+                state.serverMuted = nil
                 events.append(.lost(reason: why, retryIn: JanusRoom.backoff[0]))
             default:
                 break
             }
         }
+        // A configure the AudioBridge refused comes back here, not to its sender.
+        if case .failed(_, let failure) = event { logger.warning("room: a request was refused: \(failure)") }
         let handler = state.withLock { $0.handler }
         for event in events { handler?(event) }
     }
@@ -267,7 +280,7 @@ public final class JanusRoom: Sendable {
     /// The server is gone (or dropped us): stop sending, forget the session, say so; `run` rejoins.
     private func lost(because reason: String) {
         let (sender, handler, attempt) = state.withLock { state in
-            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.participants = [:] }
+            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.serverMuted = nil; state.participants = [:] }
             return (state.sender, state.handler, state.attempt)
         }
         sender?.stop()
