@@ -57,15 +57,24 @@ final class JanusServer: @unchecked Sendable {
         let handle = try attach(session)
         _ = try request(["janus": "message", "body": ["request": "join", "room": room, "display": display,
                                                        "rtp": ["ip": "127.0.0.1", "port": port, "payload_type": 111]]], path: "/\(session)/\(handle)")
-        let polled = try requestAny(nil, path: "/\(session)?maxev=1")
-        let events = (polled as? [[String: Any]]) ?? [(polled as? [String: Any]) ?? [:]]
-        guard let data = (events.first?["plugindata"] as? [String: Any])?["data"] as? [String: Any],
-              let rtp = data["rtp"] as? [String: Any], let janusPort = rtp["port"] as? Int else {
-            throw PlayerTestError.setupFailed("the RTP participant could not join: \(events)")
+        // Other participants' events may come first (someone unmuting as we join): read on to ours.
+        var seen: [[String: Any]] = []
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            guard Date() < deadline else { throw PlayerTestError.setupFailed("the RTP participant could not join: \(seen)") }
+            let polled = try requestAny(nil, path: "/\(session)?maxev=5")
+            let events = (polled as? [[String: Any]]) ?? [(polled as? [String: Any]) ?? [:]]
+            seen += events
+            for event in events {
+                guard let data = (event["plugindata"] as? [String: Any])?["data"] as? [String: Any] else { continue }
+                if data["error_code"] != nil { throw PlayerTestError.setupFailed("the RTP participant could not join: \(data)") }
+                if let rtp = data["rtp"] as? [String: Any], let port = rtp["port"] as? Int {
+                    // Kept alive by keepalives every 10 s (sessions expire after 60 s without a request).
+                    keepAlive(session)
+                    return port
+                }
+            }
         }
-        // Kept alive by keepalives every 10 s (sessions expire after 60 s without a request).
-        keepAlive(session)
-        return janusPort
     }
 
     private func keepAlive(_ session: UInt64) {

@@ -71,14 +71,17 @@ struct JanusTests {
         let janus = try JanusServer(in: folder)
         try await janus.start()
         defer { janus.kill() }
-        func kiosk(_ name: String, voice: URL, timeline: URL) throws -> (PlayerProcess, URL, URL) {
+        // Each kiosk also keeps its uplink: what it sent up, to tell a voice lost on the way from one never sent.
+        func kiosk(_ name: String, voice: URL, timeline: URL) throws -> (PlayerProcess, URL, URL, URL) {
             let wav = folder.appendingPathComponent("kiosk-\(name).wav"), events = folder.appendingPathComponent("events-\(name).jsonl")
+            let uplink = folder.appendingPathComponent("uplink-\(name).wav")
             let player = try PlayerProcess(["play", lesson.path, "--room", "janus://127.0.0.1:\(janus.port)/1234?display=kiosk-\(name)", "--mic", voice.path,
-                                            "--script", timeline.path, "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder)
-            return (player, wav, events)
+                                            "--script", timeline.path, "--output", "wav:\(wav.path)", "--uplink", "wav:\(uplink.path)",
+                                            "--events", events.path, "--no-stdin"], in: folder)
+            return (player, wav, events, uplink)
         }
-        let (a, wavA, eventsA) = try kiosk("a", voice: voiceA, timeline: timelineA)
-        let (b, wavB, eventsB) = try kiosk("b", voice: voiceB, timeline: timelineB)
+        let (a, wavA, eventsA, _) = try kiosk("a", voice: voiceA, timeline: timelineA)
+        let (b, wavB, eventsB, uplinkB) = try kiosk("b", voice: voiceB, timeline: timelineB)
         // Each kiosk's "t" counts from its own start, and the two start one after the other (B
         // seconds after A under load, seen once): note when each started, to place every window
         // on each kiosk's own timeline.
@@ -107,7 +110,11 @@ struct JanusTests {
         var sender = try await toneSender()
         defer { Fixtures.stop(sender) }
         let toneOnA = seconds(.now - startedA), toneOnB = seconds(.now - startedB)
-        try await Task.sleep(for: .seconds(8))
+        try await Task.sleep(for: .seconds(3))
+        let talking = try janus.participants(room: 1234)
+        print("FIGURE room while both microphones are on: \(talking)")
+        #expect(talking["kiosk-b"] == false && talking["kiosk-a"] == false, "\(talking)")
+        try await Task.sleep(for: .seconds(5))
         let muted = try janus.participants(room: 1234)
         print("FIGURE room after B's microphone went off: \(muted)")
         #expect(muted["kiosk-b"] == true && muted["kiosk-a"] == false, "\(muted)")
@@ -134,7 +141,9 @@ struct JanusTests {
         print("FIGURE room lost at \(lostAt) s, rejoined at \(rejoinedAt) s; 1025 on \(alarm?["owner"] ?? "-") at \(alarm?["t"] ?? "-") s; A left: \(Fixtures.events(eventsA, named: "room-left").count)")
         #expect(alarm?["owner"] as? String == "rtc-room")
         #expect(!Fixtures.events(eventsA, named: "room-left").isEmpty && !Fixtures.events(eventsB, named: "room-left").isEmpty)
-        let participants = Fixtures.events(eventsA, named: "room-participant").compactMap { ($0["participant"] as? [String: Any])?["display"] as? String }
+        // Whoever joined first is in A's room-joined list; whoever came later, in a room-participant event.
+        let participants = Fixtures.events(eventsA, named: "room-joined").flatMap { ($0["participants"] as? [[String: Any]]) ?? [] }.compactMap { $0["display"] as? String }
+            + Fixtures.events(eventsA, named: "room-participant").compactMap { ($0["participant"] as? [String: Any])?["display"] as? String }
         #expect(participants.contains("kiosk-b") && participants.contains("tone"), "\(participants)")
 
         func level(_ wav: URL, _ band: ClosedRange<Int>, _ from: Double, _ to: Double) throws -> Double { try Fixtures.bandLevel(wav, from: from, to: to, band: band) }
@@ -148,9 +157,10 @@ struct JanusTests {
             "B hears A (median)": try Fixtures.medianBandLevel(wavB, from: aTalks.lowerBound, to: aTalks.upperBound, band: low),
             "A hears B after B's mic went off": try level(wavA, high, bSilent.lowerBound, bSilent.upperBound),
             "A hears the tone after the rejoin": try level(wavA, tone, rejoinedAt + 1.5, rejoinedAt + 4),
+            "B sent": try level(uplinkB, high, 0.7, 5.5),
         ]
         print("FIGURE levels (dBFS): " + heard.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: "; "))
-        for key in ["A hears B", "B hears A", "A hears the tone", "B hears the tone", "A hears the tone after the rejoin"] {
+        for key in ["B sent", "A hears B", "B hears A", "A hears the tone", "B hears the tone", "A hears the tone after the rejoin"] {
             #expect((heard[key] ?? -200) > -50, "\(key): \(heard[key] ?? -200) dBFS")
         }
         #expect((heard["A, its own voice"] ?? 0) < (heard["A hears B (median)"] ?? 0) - 30)
