@@ -73,7 +73,7 @@ extension AudioEngine {
         let pad = try mixer.requestPad("sink_%u")
         guard let last = elements.last else { throw .failed("empty input branch") }
         try last.staticPad("src").link(to: pad)
-        try Element.syncStatesWithParent(elements)
+        for element in elements { try element.syncStateWithParent() }
         let pipeline = self.pipeline
         return AudioInput(id: id, kind: kind, format: format, source: source, elements: elements, mixerPad: pad, duck: duck,
                           clock: { pipeline.currentRunningTime })

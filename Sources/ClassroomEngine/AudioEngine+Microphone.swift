@@ -119,7 +119,13 @@ extension AudioEngine {
         }
         uplink.keep(frameToken)
         if processing.echoCancel { try watchEchoPath(of: uplink, split: split) }
-        try Element.syncStatesWithParent(all)
+        // A file's decoder starts last, so it cannot push into a stopped element; a capture device
+        // keeps the source-first order the room rig was measured in (WORKAROUNDS §16).
+        if source.isDevice {
+            for element in all { try element.syncStateWithParent() }
+        } else {
+            try Element.syncStatesWithParent(all)
+        }
         return uplink
     }
 

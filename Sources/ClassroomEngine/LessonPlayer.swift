@@ -281,13 +281,13 @@ private struct LessonBranches: Sendable {
             sink,
         ]
         try pipeline.addLinked(chain)
-        try Element.syncStatesWithParent(chain)
+        for element in chain { try element.syncStateWithParent() }
         return selector
     }
 
     private func attach(_ chain: [Element], to pad: Pad) throws(GStreamerError) {
         try pipeline.addLinked(chain)
         if let first = chain.first { try pad.link(to: try first.staticPad("sink")) }
-        try Element.syncStatesWithParent(chain)
+        for element in chain { try element.syncStateWithParent() }
     }
 }
