@@ -287,24 +287,4 @@ public final class JanusRoom: Sendable {
         logger.warning("room lost: \(reason)")
         handler?(.lost(reason: reason, retryIn: JanusRoom.backoff[min(attempt, JanusRoom.backoff.count - 1)]))
     }
-
-    /// What to change, for a refusal that will not fix itself.
-    static func advice(for failure: JanusProtocol.Failure, address: JanusRoomAddress) -> String {
-        switch failure {
-        case .notJanus(let why):
-            return "\(address.host):\(address.port) is not a Janus HTTP API (\(why)); check the host and port (Janus listens on 8088 by default)"
-        case .audioBridge(485, _):
-            return "the server has no AudioBridge room \(address.room); create it (a room-\(address.room) section in janus.plugin.audiobridge.jcfg) or use another room number"
-        case .audioBridge(489, let reason) where reason.lowercased().contains("rtp"):
-            return "room \(address.room) does not take plain-RTP participants; set allow_rtp_participants = true in its section of janus.plugin.audiobridge.jcfg"
-        case .audioBridge(489, _):
-            return "room \(address.room) refused the pin; give the room's pin as ?pin=PIN"
-        case .audioBridge(let code, let reason):
-            return "the AudioBridge refused to join room \(address.room): \(reason) (\(code))"
-        case .janus(let code, let reason):
-            return "Janus refused: \(reason) (\(code)); is the AudioBridge plugin enabled?"
-        case .unreachable(let why):
-            return "the server does not answer (\(why))"
-        }
-    }
 }
