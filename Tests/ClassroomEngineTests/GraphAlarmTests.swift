@@ -10,15 +10,21 @@ import GStreamer
 struct GraphAlarmTests {
     init() throws { try EngineSupport.start() }
 
-
-    @Test("1031: a connected microphone that stays silent raises recordingLevelTooLow; speech clears it")
-    func lowRecordingLevel() async throws {
+    /// A started controller with its pushed microphone connected, raising 1031 after 1 s; stop it when done.
+    private static func pushedMicrophone() throws -> (SessionController, SessionController.AlarmSettings) {
         var alarms = SessionController.AlarmSettings()
         alarms.lowRecordingDuration = .seconds(1)
         let controller = try SessionController(output: .discard, microphone: .fixed(.pushed), alarms: alarms, logger: EngineSupport.logger)
         try controller.start()
+        do { try controller.connectMicrophone() } catch { controller.stop(); throw error }
+        return (controller, alarms)
+    }
+
+
+    @Test("1031: a connected microphone that stays silent raises recordingLevelTooLow; speech clears it")
+    func lowRecordingLevel() async throws {
+        let (controller, _) = try Self.pushedMicrophone()
         defer { controller.stop() }
-        try controller.connectMicrophone()
         let mic = try #require(controller.engine.uplink?.pushedInput)
         // A pushed microphone paced by its own clock: silence first.
         let silence = try MicFeed("audiotestsrc is-live=true wave=silence samplesperbuffer=480", into: mic, engine: controller.engine)
@@ -35,12 +41,8 @@ struct GraphAlarmTests {
     /// with no level at all, 1031 had nothing to compare.
     @Test("1031: a connected microphone that delivers no audio at all raises recordingLevelTooLow and says so")
     func microphoneDeliversNothing() async throws {
-        var alarms = SessionController.AlarmSettings()
-        alarms.lowRecordingDuration = .seconds(1)
-        let controller = try SessionController(output: .discard, microphone: .fixed(.pushed), alarms: alarms, logger: EngineSupport.logger)
-        try controller.start()
+        let (controller, _) = try Self.pushedMicrophone()
         defer { controller.stop() }
-        try controller.connectMicrophone()
         // Nothing is pushed.
         let raised = await waitFor { controller.session.resolvedState.alarms.contains { $0.code == .recordingLevelTooLow } }
         #expect(raised)
@@ -53,12 +55,8 @@ struct GraphAlarmTests {
     /// 1031 measured on the processed uplink cried wolf here (issue #15), from what is captured it does not.
     @Test("1031 reads what the microphone captures: a loud echo the canceller removes from the uplink does not raise it")
     func cancelledEchoIsNotALowMicrophone() async throws {
-        var alarms = SessionController.AlarmSettings()
-        alarms.lowRecordingDuration = .seconds(1)
-        let controller = try SessionController(output: .discard, microphone: .fixed(.pushed), alarms: alarms, logger: EngineSupport.logger)
-        try controller.start()
+        let (controller, alarms) = try Self.pushedMicrophone()
         defer { controller.stop() }
-        try controller.connectMicrophone()
         let engine = controller.engine
         let mic = try #require(engine.uplink?.pushedInput)
         // The longest run of processed-uplink windows under the floor: the premise (the old meter would have raised 1031).
