@@ -58,8 +58,8 @@ public final class JanusRoom: Sendable {
         var participants: [UInt64: Participant] = [:]
         /// Whether the session wants this kiosk muted.
         var muted = true
-        /// What the joined session was last told (at `join` or by `configure`); nil while not joined.
-        var serverMuted: Bool?
+        /// What the joined session was last told (at `join` or by `configure`); read only while joined.
+        var serverMuted = true
         var stopping = false
         var attempt = 0
         var handler: (@Sendable (Event) -> Void)?
@@ -126,7 +126,7 @@ public final class JanusRoom: Sendable {
     /// also right after a join, since the mute may change while the join is under way.
     private func tellServerTheMute() {
         state.withLock { state in
-            guard let session = state.session, let handle = state.handle, let told = state.serverMuted, told != state.muted else { return }
+            guard let session = state.session, let handle = state.handle, state.serverMuted != state.muted else { return }
             state.serverMuted = state.muted
             // Queued under the lock, so requests go out in the order they were decided: the last
             // one sent is the state wanted last.
@@ -149,7 +149,7 @@ public final class JanusRoom: Sendable {
     /// stops sending and receiving and takes the room's input out of the mix.
     public func leave() {
         let (session, handle, sender, handler, wasStopping) = state.withLock { state in
-            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.serverMuted = nil }
+            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil }
             return (state.session, state.handle, state.sender, state.handler, state.stopping)
         }
         guard !wasStopping else { return }
@@ -265,7 +265,6 @@ public final class JanusRoom: Sendable {
                 if let participant = state.participants.removeValue(forKey: id) { events.append(.participantLeft(participant)) }
             case .removed(let why):
                 state.session = nil
-                state.serverMuted = nil
                 events.append(.lost(reason: why, retryIn: JanusRoom.backoff[0]))
             default:
                 break
@@ -280,7 +279,7 @@ public final class JanusRoom: Sendable {
     /// The server is gone (or dropped us): stop sending, forget the session, say so; `run` rejoins.
     private func lost(because reason: String) {
         let (sender, handler, attempt) = state.withLock { state in
-            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.serverMuted = nil; state.participants = [:] }
+            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.participants = [:] }
             return (state.sender, state.handler, state.attempt)
         }
         sender?.stop()
