@@ -1,9 +1,9 @@
 import Foundation
 
 /// 16-bit mono PCM WAV files, as the measurements write and read them (espeak-ng via sox, PESQ's input).
-enum WaveFile {
+public enum WaveFile {
     /// The bytes of a 16-bit mono WAV file.
-    static func bytes(_ samples: [Int16], rate: Int) -> Data {
+    public static func bytes(_ samples: [Int16], rate: Int) -> Data {
         var data = Data()
         func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
         let length = UInt32(samples.count * 2)
