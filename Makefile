@@ -43,6 +43,8 @@ test: setup
 #     PipeWire + WirePlumber + pipewire-pulse (scripts/with-pipewire.sh);
 #  4. the CLI, one test at a time: each runs the built classroom-player (built by --build-tests)
 #     as a subprocess playing in real time, and asserts on its WAVs, events, answers and exit codes.
+# scripts/swift-test.sh runs each pass; a failed test of a suite in scripts/realtime-suites runs once
+# more, alone, and the log says so (RETRIED:).
 PULSE_SUITES = DeviceMonitorTests|PulseRouteTests|ListenerContinuityTests|MicrophoneRetryTests
 
 test-swift:
