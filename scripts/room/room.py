@@ -134,10 +134,13 @@ def main():
         f"pulsesrc name=ears device={args.source} buffer-time=20000 latency-time=10000 ! {caps} "
         f"! appsink name=heard sync=false async=false max-buffers=200 "
         f"appsrc name=mouth is-live=true format=time caps={caps} min-latency={FLOOR_MS * Gst.MSECOND} "
-        f"! pulsesink device={args.sink} buffer-time=40000 latency-time=10000 sync=true async=false"
+        f"! pulsesink device={args.sink} buffer-time=40000 latency-time=10000 sync=true async=false "
+        f"alignment-threshold={5 * Gst.MSECOND} discont-wait=0"
     )
     # Neither sink waits to preroll (the player's first block comes only after the recorder's),
-    # and the latency is the rig's floor, not whatever the sound server reports today.
+    # and the latency is the rig's floor, not whatever the sound server reports today. The player
+    # honours every timestamp: by default a sink writes a block up to 40 ms off its time where the
+    # last one ended, and a late or lost block then moves the echo path for the rest of the run.
     pipeline.set_latency(FLOOR_MS * Gst.MSECOND)
     heard, mouth = pipeline.get_by_name("heard"), pipeline.get_by_name("mouth")
     stop = {"now": False}
