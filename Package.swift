@@ -109,10 +109,10 @@ let package = Package(
             dependencies: ["ClassroomEngine", "ClassroomMeasurement", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
         // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests);
-        // takes from the engine only what a test's servers share with it (LocalPort).
+        // takes from the engine only what a test's servers share with it (LocalPort), and the room rig (RoomRig).
         .testTarget(
             name: "ClassroomPlayerTests",
-            dependencies: ["ClassroomEngine"]
+            dependencies: ["ClassroomEngine", "ClassroomMeasurement"]
         ),
         .testTarget(
             name: "ClassroomAudioTests",

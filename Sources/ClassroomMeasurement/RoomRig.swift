@@ -10,9 +10,23 @@ public final class RoomRig: Sendable {
     private let module: String
     private let process: Process
 
-    /// Loads the microphone sink and starts the room from `speaker`'s monitor into it, for `seconds`.
-    /// `script` is room.py's path; Debian's python3 runs it (numpy, scipy and GStreamer's Python bindings from scripts/setup.sh).
-    public init(script: String, speaker: String, delay: Int, seconds: Int, extra: [String] = []) throws {
+    /// Loads the microphone sink, starts the room from `speaker`'s monitor into it for `seconds`, and
+    /// returns once both sinks play what they are given (`waitUntilPlaying`). `script` is room.py's
+    /// path; Debian's python3 runs it (numpy, scipy and GStreamer's Python bindings from scripts/setup.sh).
+    public static func start(script: String, speaker: String, delay: Int, seconds: Int, extra: [String] = []) async throws -> RoomRig {
+        let room = try RoomRig(script: script, speaker: speaker, delay: delay, seconds: seconds, extra: extra)
+        do {
+            try await room.waitUntilPlaying(speaker: speaker)
+        } catch {
+            room.stop()
+            throw error
+        }
+        // The measurement starts now: room.py places its near-end talker (--near-at) from here.
+        kill(room.process.processIdentifier, SIGUSR1)
+        return room
+    }
+
+    private init(script: String, speaker: String, delay: Int, seconds: Int, extra: [String]) throws {
         microphoneSink = "room_mic_\(UInt32.random(in: 0...UInt32.max))"
         module = try PulseAudioControl.loadNullSink(microphoneSink)
         process = Process()
@@ -26,6 +40,26 @@ public final class RoomRig: Sendable {
             throw MeasurementError("the room (\(script)) did not start: \(error)")
         }
     }
+
+    /// Waits until the speaker and the microphone sink are past their idle blocks: a null sink
+    /// nobody played into renders 2 s at a time, and the room's first echo, the engine's output and
+    /// its microphone waited that out (0–4 s, so the echo path and the time to find it varied by run).
+    private func waitUntilPlaying(speaker: String, within timeout: Duration = .seconds(6)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        var latencies: [Duration?] = []
+        while ContinuousClock.now < deadline, process.isRunning {
+            latencies = try [speaker, microphoneSink].map { try PulseAudioControl.latency(ofSink: $0) }
+            if latencies.allSatisfy({ ($0 ?? .seconds(60)) < Self.playingLatency }) { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let said = zip([speaker, microphoneSink], latencies).map { "\($0): \($1.map { "\($0)" } ?? "no such sink")" }
+        throw MeasurementError(process.isRunning
+            ? "the room's sinks did not start playing within \(timeout) (\(said.joined(separator: ", ")))"
+            : "the room (room.py) exited with status \(process.terminationStatus) before it played")
+    }
+
+    /// A sink renders no further ahead than this once a stream plays into it (under 10 ms measured).
+    static let playingLatency = Duration.milliseconds(100)
 
     /// The microphone device for the engine.
     public var microphone: String { "\(microphoneSink).monitor" }

@@ -113,7 +113,7 @@ enum PulseRoomCanceller {
         let speaker = "bench_room_speaker_\(tag)", sink = "bench_room_aec_sink_\(tag)", source = "bench_room_aec_source_\(tag)"
         let speakerModule = try PulseAudioControl.loadNullSink(speaker)
         defer { PulseAudioControl.unload(speakerModule) }
-        let room = try RoomRig(script: script, speaker: speaker, delay: delay, seconds: 30)
+        let room = try await RoomRig.start(script: script, speaker: speaker, delay: delay, seconds: 30)
         defer { room.stop() }
         let canceller = try PulseAudioControl.pactl("load-module", "module-echo-cancel", "aec_method=webrtc",
                                                     "source_master=\(room.microphone)", "sink_master=\(speaker)",

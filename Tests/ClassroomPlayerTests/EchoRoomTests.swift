@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 import Testing
 
@@ -15,17 +16,15 @@ struct EchoRoomTests {
         try Fixtures.toneLesson(at: lesson, seconds: 12, volume: 0)
         try Fixtures.speech("Good morning everyone. Today we read the story about the water cycle. The sun warms the sea and the water rises into the sky. "
                             + "Please listen carefully and repeat after me.", at: teacher, band: 100...7_000)
-        let microphone = "room_mic_\(UInt32.random(in: 0...UInt32.max))"
-        let module = try Self.pactl(["load-module", "module-null-sink", "sink_name=\(microphone)"])
-        defer { _ = try? Self.pactl(["unload-module", module]) }
-        let room = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("scripts/room/room.py").path, "--source", "speaker.monitor",
-                                                           "--sink", microphone, "--delay-ms", "150", "--seconds", "40"])
-        defer { Fixtures.stop(room) }
+        // The player starts once the room plays: before, the server's idle null sinks held its output and
+        // the room's echo for 0–4 s, and the event came 3.7–6.2 s after the microphone.
+        let room = try await RoomRig.start(script: RoomRig.script(root: Fixtures.root), speaker: "speaker", delay: 150, seconds: 40)
+        defer { room.stop() }
         let timeline = folder.appendingPathComponent("timeline.json")
         try #"[{"at": 0.2, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
         let uplink = folder.appendingPathComponent("uplink.wav"), events = folder.appendingPathComponent("events.jsonl")
         let control = folder.appendingPathComponent("control.sock")
-        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=\(teacher.path)", "--mic", "\(microphone).monitor", "--output", "speaker",
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=\(teacher.path)", "--mic", room.microphone, "--output", "speaker",
                                         "--uplink", "wav:\(uplink.path)", "--script", timeline.path, "--control", control.path,
                                         "--events", events.path, "--no-stdin", "--no-mpris"], in: folder)
         #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "echo-path").isEmpty }, "stderr: \(player.stderr)")
@@ -46,17 +45,5 @@ struct EchoRoomTests {
         let heard = sent.rms(from: 7, to: 10)
         print("FIGURE uplink while the teacher talks, 7–10 s: \(heard) dBFS")
         #expect(heard < -60)
-    }
-
-    private static func pactl(_ arguments: [String]) throws -> String {
-        let process = Process(), output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
-        process.arguments = arguments
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PlayerTestError.setupFailed("pactl \(arguments.joined(separator: " "))") }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

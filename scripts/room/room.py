@@ -12,6 +12,7 @@ capture, convolve and hand over), whatever the machine's load. A block that come
 its time is dropped by the sink, so a stall costs a gap, never a latency that creeps.
 
   room.py --source speaker.monitor --sink room-mic --delay-ms 150 [--near near.wav --near-at 8]
+  (then SIGUSR1 when the measurement starts: the near-end talker comes --near-at seconds later)
 
 Needs Debian's python3-gi, python3-numpy, python3-scipy and gir1.2-gst-plugins-base-1.0 (scripts/setup.sh).
 """
@@ -116,7 +117,8 @@ def main():
     parser.add_argument("--echo-gain-db", type=float, default=-6.0, help="direct-path gain")
     parser.add_argument("--noise-dbfs", type=float, default=-65.0)
     parser.add_argument("--near", help="near-end talker, S16 48 kHz WAV")
-    parser.add_argument("--near-at", type=float, default=0.0, help="seconds after the first captured block")
+    parser.add_argument("--near-at", type=float, default=0.0,
+                        help="seconds after SIGUSR1, the measurement's start (without one, after the first captured block)")
     parser.add_argument("--near-dbfs", type=float, help="scale the near-end talker to this active speech level (RMS over its louder half)")
     parser.add_argument("--seconds", type=float, default=60.0)
     args = parser.parse_args()
@@ -146,6 +148,10 @@ def main():
     stop = {"now": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(now=True))
     signal.signal(signal.SIGINT, lambda *_: stop.update(now=True))
+    # The caller starts measuring once the sinks play (RoomRig waits out their idle blocks first):
+    # the near-end talker is placed from then on.
+    marked = {"now": False}
+    signal.signal(signal.SIGUSR1, lambda *_: marked.update(now=True))
     if pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
         sys.exit(f"room.py: cannot open {args.source} or {args.sink}; are both on the sound server (pactl list short sinks)?")
     bus = pipeline.get_bus()
@@ -159,6 +165,9 @@ def main():
             sample = heard.try_pull_sample(100 * Gst.MSECOND)
             if sample is None:
                 continue
+            if marked["now"]:
+                marked["now"] = False
+                room.near_start = room.position + int(args.near_at * RATE)
             block = sample.get_buffer()
             ok, info = block.map(Gst.MapFlags.READ)
             x = np.frombuffer(info.data, dtype=np.int16).astype(np.float64)
