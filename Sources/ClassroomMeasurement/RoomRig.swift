@@ -3,7 +3,7 @@ import Foundation
 /// A real-time room between a sink's monitor and a microphone (`scripts/room/room.py`): what the
 /// sink plays comes back on the microphone sink's monitor, convolved with a classroom's impulse
 /// response, with room noise and `delay` of latency no device reports on top of the rig's own
-/// (its 40 ms floor plus the null sinks' buffering: 79–108 ms measured).
+/// (its 40 ms floor plus the null sinks' buffering: 34–57 ms measured once both sinks play).
 public final class RoomRig: Sendable {
     /// The null sink the room plays into; the engine's microphone is its monitor.
     public let microphoneSink: String

@@ -11,7 +11,7 @@ enum EchoRoomComparison {
         The room rig (scripts/room/room.py): what the speaker sink plays is captured, convolved with a classroom impulse \
         response (direct path at 35 cm, the six first-order images of a 7×6×3 m room, an RT60 0.4 s tail), −65 dBFS noise \
         added, and played into a microphone null sink at capture time + the extra latency + the rig's own (a 40 ms floor \
-        plus the null sinks' buffering, 79–108 ms measured): timestamps hold it, so it does not drift. Far end: espeak-ng \
+        plus the null sinks' buffering, 34–57 ms measured): timestamps hold it, so it does not drift. Far end: espeak-ng \
         speech (12.5 s) as an RTC feed; microphone: the sink's monitor; voice profile; public API only.
         """
 

@@ -36,7 +36,7 @@ struct EchoRoomTests {
         let delay = found["delay_ms"] as? Double ?? 0, at = found["t"] as? Double ?? .infinity
         let speechStarts = Fixtures.events(events, named: "microphone").first?["t"] as? Double ?? 0
         print("FIGURE room through the CLI: echo-path \(delay) ms (confidence \(found["confidence"] ?? "?")) at \(at) s; status \(statusPath ?? [:])")
-        // The rig's latency: 150 ms + its 40 ms floor + the null sinks' buffering (79–108 ms measured).
+        // The rig's latency: 150 ms + its 40 ms floor + the null sinks' buffering (34–57 ms measured).
         #expect(delay >= 190 && delay <= 340)
         #expect(at - speechStarts <= 5)
         #expect(abs((statusPath?["delay_ms"] as? Double ?? 0) - delay) <= 10, "status: \(String(describing: status))")
