@@ -25,6 +25,56 @@ extension AudioEngine {
         output.isSoundServer && isRunning && link.streamIsUp
     }
 
+    /// Waits until the sound server plays the output as fast as the clock runs: the newest buffer at
+    /// the sink within `pipelineLatency` + 50 ms of the running time for 600 ms, longer than it takes
+    /// to fill pulsesink's 200 ms buffer, after which a held stream stops taking buffers. A new stream
+    /// on an idle null sink is held up to 2 s (WORKAROUNDS §17), and what inputs pushed meanwhile was
+    /// dropped: start feeds after this. A silent input primes the mixer meanwhile: with no input the
+    /// mixer sends gaps, which a held stream takes, and the hold came only with the first feed.
+    /// Gives up after `timeout`, or once `keepWaiting` is false; returns whether the output plays.
+    /// True at once for outputs without a server.
+    public func waitUntilOutputPlays(within timeout: Duration, while keepWaiting: () -> Bool = { true }) -> Bool {
+        guard output.isSoundServer else { return true }
+        let primer: AudioInput
+        do {
+            primer = try addInput(id: Self.primerID, kind: .effects, format: EngineGraph.outputFormat)
+        } catch {
+            logger.warning("cannot prime the output stream to see whether the server plays it: \(error)")
+            return false
+        }
+        defer { try? removeInput(id: Self.primerID) }
+        let silence = [Int16](repeating: 0, count: EngineGraph.outputFormat.rate / 100 * EngineGraph.outputFormat.channels)
+        let tolerance = configuration.pipelineLatency + Self.paceTolerance
+        let started = ContinuousClock.now
+        let deadline = started + timeout
+        var primed = Duration.zero
+        var keptSince: ContinuousClock.Instant?
+        while ContinuousClock.now < deadline, keepWaiting() {
+            let now = ContinuousClock.now
+            // 10 ms blocks in real time, 20 ms ahead, as a feed pushes them.
+            while primed < now - started + .milliseconds(20) {
+                _ = try? primer.push(silence)
+                primed += .milliseconds(10)
+            }
+            if let running = runningTime, let newest = link.newestBuffer, running < newest + tolerance {
+                let since = keptSince ?? now
+                keptSince = since
+                if now - since >= Self.paceHold { return true }
+            } else {
+                keptSince = nil
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
+    /// The silent input that primes the output while `waitUntilOutputPlays` waits.
+    static let primerID = "output-primer"
+    /// How far beyond the pipeline latency the sink's newest buffer may trail the clock and keep pace.
+    static let paceTolerance = ClockTime.milliseconds(50)
+    /// How long the output must keep pace: pulsesink's 200 ms buffer fills before a held stream blocks.
+    static let paceHold = Duration.milliseconds(600)
+
     /// The sound-server device the output stream is on now (pulsesink `current-device`); nil
     /// while the stream is not up, and for other outputs.
     public var currentOutputDevice: String? {

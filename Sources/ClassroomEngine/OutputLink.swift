@@ -41,6 +41,8 @@ final class OutputLink: Sendable {
         /// From a restart until its marker comes through the bus: errors of the dead stream still
         /// on their way must not count as a new loss.
         var discardingStaleErrors = false
+        /// The running time of the newest buffer handed to the sink since the pipeline last started.
+        var newestBuffer: ClockTime?
     }
 
     private let state = Mutex(State())
@@ -58,12 +60,15 @@ final class OutputLink: Sendable {
             // A dropped query fails (returns FALSE) without reaching a sink being taken down.
             return self?.state.withLock { $0.sinkClosing } == true ? .drop : .ok
         }
-        let counter = pad.addProbe(.buffer) { [weak self] _ in
-            self?.rendered()
+        let counter = pad.addProbe(.buffer) { [weak self] info in
+            self?.rendered(info.buffer?.pts)
             return .ok
         }
         probes.withLock { $0 = [guardProbe, counter].compactMap { $0 } }
     }
+
+    /// The running time of the newest buffer handed to the sink since the last (re)start.
+    var newestBuffer: ClockTime? { state.withLock { $0.newestBuffer } }
 
     /// The phase now.
     var phase: Phase { state.withLock { $0.phase } }
@@ -91,6 +96,7 @@ final class OutputLink: Sendable {
     func starting() {
         state.withLock { state in
             state.sinkClosing = false
+            state.newestBuffer = nil
             if case .lost(let loss, let since, _) = state.phase {
                 state.phase = .recovering(loss, since: since, rendered: 0)
             } else {
@@ -140,8 +146,9 @@ final class OutputLink: Sendable {
     }
 
     /// A buffer reached the sink (streaming thread).
-    private func rendered() {
+    private func rendered(_ pts: ClockTime?) {
         state.withLock { state in
+            state.newestBuffer = pts ?? state.newestBuffer
             switch state.phase {
             case .connecting(let count): state.phase = count + 1 >= 2 ? .up : .connecting(rendered: count + 1)
             case .recovering(let loss, let since, let count):

@@ -98,6 +98,9 @@ final class PlayerRun: Sendable {
 
     // MARK: Running
 
+    /// How long a run waits for the sound server to play its output before it starts anyway.
+    static let outputStartWait = Duration.seconds(5)
+
     /// Plays until the run ends; blocks the calling thread. Throws when it cannot start.
     func run() throws(PlayerError) -> RunOutcome {
         let sessionToken = controller.session.observe { [events, room] event in
@@ -122,6 +125,11 @@ final class PlayerRun: Sendable {
         } catch {
             controller.stop()
             throw .cannotUse(role: "uplink", what: settings.uplink.map(\.description).joined(separator: ", "), reason: error.description)
+        }
+        // Feeds and the lesson start once the server plays us: a held stream dropped their first second.
+        if !controller.engine.waitUntilOutputPlays(within: Self.outputStartWait, while: { [weak self] in self?.state.withLock { $0.ending == nil } ?? false }),
+           state.withLock({ $0.ending == nil }) {
+            logger.warning("the sound server has not played the output in real time within \(Self.outputStartWait); the class starts anyway, and feeds may drop audio until it does")
         }
         do {
             try startPlaying()

@@ -35,4 +35,24 @@ struct LiveFeedTests {
         let alarms = Fixtures.events(events, named: "alarm").filter { $0["number"] as? Int == 1025 }
         #expect(alarms.first?["owner"] as? String == "rtc-live-1", "\(Fixtures.events(events, named: "alarm"))")
     }
+
+    @Test("a live feed on a device nobody played into drops nothing at the start: the class starts once the server plays the output",
+          .enabled(if: ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE"] == "1", "needs the private PulseAudio server of scripts/with-pulseaudio.sh"))
+    func noStartUpDrops() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav"), feed = folder.appendingPathComponent("teacher.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 3, volume: 0)
+        try Fixtures.toneLesson(at: feed, seconds: 2, frequency: 700)
+        // The server's "speaker", which nothing plays into between tests, renders 2 s blocks and holds a
+        // new stream until the block ends (WORKAROUNDS §17): this feed dropped 17–37 pushes before.
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=\(feed.path)", "--output", "speaker", "--mic", "none",
+                                        "--events", events.path, "--no-stdin", "--no-mpris"], in: folder)
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+        let stopped = try #require(Fixtures.events(events, named: "stopped").first, "stderr: \(player.stderr)")
+        print("FIGURE live feed on an idle device: pushed \(stopped["live_seconds"] ?? "?") s, dropped \(stopped["live_dropped_pushes"] ?? "?") pushes")
+        #expect(stopped["live_dropped_pushes"] as? Int == 0, "\(stopped)")
+        #expect((stopped["live_seconds"] as? Double ?? 0) >= 1.9, "\(stopped)")
+    }
 }
