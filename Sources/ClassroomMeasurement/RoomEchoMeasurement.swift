@@ -53,7 +53,7 @@ public enum RoomEchoMeasurement {
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let teacher = try engine.addRTCInput(id: "rtc-teacher", format: format)
         let room = try await RoomRig.start(script: script, speaker: speaker, delay: delay, seconds: 40,
-                               extra: (student.map { ["--near", $0.path, "--near-at", "\($0.at)"] } ?? []) + roomOptions)
+                                           extra: (student.map { ["--near", $0.path, "--near-at", "\($0.at)"] } ?? []) + roomOptions)
         defer { room.stop() }
 
         let energies = FrameEnergies()
