@@ -80,7 +80,7 @@ struct JanusTests {
                                             "--events", events.path, "--no-stdin"], in: folder)
             return (player, wav, events, uplink)
         }
-        let (a, wavA, eventsA, _) = try kiosk("a", voice: voiceA, timeline: timelineA)
+        let (a, wavA, eventsA, uplinkA) = try kiosk("a", voice: voiceA, timeline: timelineA)
         let (b, wavB, eventsB, uplinkB) = try kiosk("b", voice: voiceB, timeline: timelineB)
         // Each kiosk's "t" counts from its own start, and the two start one after the other (B
         // seconds after A under load, seen once): note when each started, to place every window
@@ -157,10 +157,10 @@ struct JanusTests {
             "B hears A (median)": try Fixtures.medianBandLevel(wavB, from: aTalks.lowerBound, to: aTalks.upperBound, band: low),
             "A hears B after B's mic went off": try level(wavA, high, bSilent.lowerBound, bSilent.upperBound),
             "A hears the tone after the rejoin": try level(wavA, tone, rejoinedAt + 1.5, rejoinedAt + 4),
-            "B sent": try level(uplinkB, high, 0.7, 5.5),
+            "A sent": try level(uplinkA, low, 0.7, 5.5), "B sent": try level(uplinkB, high, 0.7, 5.5),
         ]
         print("FIGURE levels (dBFS): " + heard.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: "; "))
-        for key in ["B sent", "A hears B", "B hears A", "A hears the tone", "B hears the tone", "A hears the tone after the rejoin"] {
+        for key in ["A sent", "B sent", "A hears B", "B hears A", "A hears the tone", "B hears the tone", "A hears the tone after the rejoin"] {
             #expect((heard[key] ?? -200) > -50, "\(key): \(heard[key] ?? -200) dBFS")
         }
         #expect((heard["A, its own voice"] ?? 0) < (heard["A hears B (median)"] ?? 0) - 30)
