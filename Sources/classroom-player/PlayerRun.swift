@@ -98,6 +98,9 @@ final class PlayerRun: Sendable {
 
     // MARK: Running
 
+    /// True once the run has been told how it ends (a stop, a signal, the lesson's end).
+    var isEnding: Bool { state.withLock { $0.ending != nil } }
+
     /// How long a run waits for the sound server to play its output before it starts anyway.
     static let outputStartWait = Duration.seconds(5)
 
@@ -127,8 +130,8 @@ final class PlayerRun: Sendable {
             throw .cannotUse(role: "uplink", what: settings.uplink.map(\.description).joined(separator: ", "), reason: error.description)
         }
         // Feeds and the lesson start once the server plays us: a held stream dropped their first second.
-        if !controller.engine.waitUntilOutputPlays(within: Self.outputStartWait, while: { [weak self] in self?.state.withLock { $0.ending == nil } ?? false }),
-           state.withLock({ $0.ending == nil }) {
+        if !controller.engine.waitUntilOutputPlays(within: Self.outputStartWait, while: { [weak self] in self?.isEnding == false }),
+           !isEnding {
             logger.warning("the sound server has not played the output in real time within \(Self.outputStartWait); the class starts anyway, and feeds may drop audio until it does")
         }
         do {
@@ -185,7 +188,7 @@ final class PlayerRun: Sendable {
         ])
         if let snapshots = settings.snapshots { startSnapshots(snapshots) }
         if let steps = settings.timeline {
-            timeline.schedule(steps, isRunning: { [weak self] in self?.state.withLock { $0.ending == nil } ?? false },
+            timeline.schedule(steps, isRunning: { [weak self] in self?.isEnding == false },
                               execute: { [weak self] (command, origin) throws(CommandError) in
                                   guard let self else { throw CommandError(.unavailable, "the player is stopping") }
                                   return try self.execute(command, from: origin)
@@ -312,7 +315,7 @@ final class PlayerRun: Sendable {
     /// (MPRIS, systemd, metrics), so they change and read the player the same way.
     func perform(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
         try commands.sync { () -> Result<[(String, JSON)], CommandError> in
-            guard state.withLock({ $0.ending == nil }) else {
+            guard !isEnding else {
                 return .failure(CommandError(.unavailable, "the player is stopping"))
             }
             return Result { () throws(CommandError) in try execute(command, from: origin) }
