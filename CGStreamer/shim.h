@@ -15,6 +15,7 @@
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include <gst/pbutils/pbutils.h>
 #include <gst/fft/gstfftf32.h>
+#include <gst/net/gstnetaddressmeta.h>
 
 // G_OBJECT_TYPE is a macro.
 static inline GType cgst_object_type(gpointer object) { return G_OBJECT_TYPE(object); }
@@ -59,6 +60,17 @@ static inline GType cgst_type_value_array(void) {
     G_GNUC_BEGIN_IGNORE_DEPRECATIONS
     return G_TYPE_VALUE_ARRAY;
     G_GNUC_END_IGNORE_DEPRECATIONS
+}
+
+// gst_buffer_get_net_address_meta is a macro: where a received packet came from (udpsrc's meta), or NULL.
+static inline GSocketAddress *cgst_buffer_net_address(GstBuffer *buffer) {
+    GstNetAddressMeta *meta = gst_buffer_get_net_address_meta(buffer);
+    return meta ? meta->addr : NULL;
+}
+
+// G_IS_INET_SOCKET_ADDRESS and G_INET_SOCKET_ADDRESS are macros: the address as an IP one, or NULL.
+static inline GInetSocketAddress *cgst_inet_socket_address(GSocketAddress *address) {
+    return G_IS_INET_SOCKET_ADDRESS(address) ? G_INET_SOCKET_ADDRESS(address) : NULL;
 }
 
 #endif

@@ -70,10 +70,8 @@ public enum EngineGraph {
         public static let level = "peer-level", sink = "peer-sink"
         /// A file or network stream's decoder.
         public static let decode = "peer-decode"
-        /// Plain RTP: udpsrc ► rtpptdemux ► jitter buffer ► depayloader ► decoder.
+        /// RTP (rtp:// or an SDP file): udpsrc ► rtpptdemux ► jitter buffer ► depayloader ► decoder.
         public static let udp = "peer-udp", payloadDemux = "peer-ptdemux", jitter = "peer-jitter", depay = "peer-depay", decoder = "peer-decoder"
-        /// An SDP file: filesrc ► sdpdemux.
-        public static let sdpFile = "peer-sdp", sdpDemux = "peer-sdpdemux"
     }
 
     /// The uplink sender's pipeline: appsrc ► mixer ► format ► tee, then one numbered branch per destination.

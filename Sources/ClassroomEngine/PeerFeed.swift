@@ -8,8 +8,7 @@ import Synchronization
 /// the engine — exactly what an RTC SDK does with the audio it receives.
 ///
 ///     file/rtsp/srt/http  uridecodebin ─audio──────────────────────────────────────────┐
-///     rtp                 udpsrc ► rtpptdemux ─(a dynamic payload type)► rtpjitterbuffer ► rtpopusdepay ► opusdec ─┤
-///     SDP file            filesrc ► sdpdemux ► decodebin ─audio─────────────────────────┤
+///     rtp, SDP file       udpsrc ─(latched stream only)► rtpjitterbuffer ► depayloader ► decoder ─────────┤
 ///                         queue ► audioconvert ► audioresample ► S16LE 48 kHz mono ► level ► appsink (sync) ─► AudioInput.push
 public final class PeerFeed: Sendable {
     /// What the feed reports, on its streaming or bus thread.
@@ -22,6 +21,10 @@ public final class PeerFeed: Sendable {
         case ended
         /// The feed failed; the engine and every other input are unaffected.
         case failed(String)
+        /// RTP: the port latched onto a sender (the first, or one taking over a silent one).
+        case latched(String)
+        /// RTP: packets of another payload type or sender, or not RTP at all, were dropped (said once per kind).
+        case rejected(String)
     }
 
     /// The format an RTC SDK hands over: 16-bit mono at 48 kHz.
@@ -33,19 +36,26 @@ public final class PeerFeed: Sendable {
     public let source: PeerSource
     /// The engine input it pushes into.
     public let input: AudioInput
-    private let pipeline: Pipeline
+    let pipeline: Pipeline
     /// The RTP receiver (udpsrc), whose socket an uplink to the same server can send from.
     public var rtpReceiver: Element? { receiver.withLock { $0 } }
     private let receiver = Mutex<Element?>(nil)
-    private let tokens = Mutex<[any AnyObject & Sendable]>([])
-    private let counters = PeerCounters()
-    private let logger: Logger
+    let tokens = Mutex<[any AnyObject & Sendable]>([])
+    let counters = PeerCounters()
+    /// RTP: which stream the port plays (nil for files and network URIs).
+    let latch: RTPLatch?
+    let logger: Logger
 
     /// Builds the feed's pipeline; nothing is received until `start`.
     public init(source: PeerSource, input: AudioInput, logger: Logger) throws(EngineError) {
         self.source = source
         self.input = input
         self.logger = logger
+        if case .sessionDescription(let description) = source, description.address == nil {
+            // Listening on every interface would take packets from any network the kiosk is on.
+            throw .badSessionDescription(path: description.path, reason: "it names no connection address (c=); the feed listens only where its SDP says")
+        }
+        latch = PeerFeed.latch(for: source)
         do {
             pipeline = try Pipeline(name: EngineGraph.Peer.pipeline(input.id))
             pipeline.useClock(try Clock.system())
@@ -54,11 +64,13 @@ public final class PeerFeed: Sendable {
             guard let entry = tail.first, let sink = tail.last as? AppSink else { throw GStreamerError.failed("empty peer chain") }
             let entryPad = try entry.staticPad("sink")
             switch source {
-            case .rtp(let address, let port, let payloadType):
-                let udp = try buildRTP(address: address, port: port, pinned: payloadType, into: entryPad)
+            case .rtp(let address, let port, _):
+                let udp = try buildRTP(address: address, port: port, format: PeerFeed.opus, into: entryPad)
                 receiver.withLock { $0 = udp }
             case .sessionDescription(let description):
-                try buildSDP(description, into: entryPad)
+                guard let format = description.formats.first, let address = description.address else { throw GStreamerError.failed("\(description) is incomplete") }
+                let udp = try buildRTP(address: address, port: description.port, format: format, into: entryPad)
+                receiver.withLock { $0 = udp }
             case .file(_, let uri), .network(let uri):
                 let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.Peer.decode, properties: ["uri": .string(uri)])
                 try pipeline.add(decode)
@@ -97,96 +109,6 @@ public final class PeerFeed: Sendable {
         ]
     }
 
-
-    /// udpsrc ► rtpptdemux: each payload type gets a pad; the first dynamic one (or the pinned one) is decoded as Opus, anything else is reported.
-    private func buildRTP(address: String, port: Int, pinned: Int?, into entryPad: Pad) throws(GStreamerError) -> Element {
-        let udp = try ElementFactory.make("udpsrc", name: EngineGraph.Peer.udp, properties: [
-            "address": .string(address), "port": .int(Int64(port)),
-            // Without SO_REUSEADDR a port another program listens on is refused instead of shared.
-            "reuse": false,
-            "caps": .caps(try Caps("application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000")),
-        ])
-        let demux = try ElementFactory.make("rtpptdemux", name: EngineGraph.Peer.payloadDemux)
-        let decode: [Element] = [
-            try ElementFactory.make("rtpjitterbuffer", name: EngineGraph.Peer.jitter, properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))]),
-            try ElementFactory.make("rtpopusdepay", name: EngineGraph.Peer.depay),
-            try ElementFactory.make("opusdec", name: EngineGraph.Peer.decoder),
-        ]
-        try pipeline.addLinked([udp, demux])
-        try pipeline.addLinked(decode)
-        guard let first = decode.first, let last = decode.last else { return udp }
-        try last.staticPad("src").link(to: entryPad)
-        let decoderPad = try first.staticPad("sink")
-        let counters = self.counters
-        let pipeline = self.pipeline
-        let description = source.description
-        let logger = self.logger
-        tokens.withLock { $0.append(demux.onPadAdded { pad in
-            let type = Int(pad.currentCaps?.structure()?.int("payload") ?? Int64(pad.name.split(separator: "_").last.flatMap { Int($0) } ?? -1))
-            let problem: String?
-            if decoderPad.isLinked {
-                problem = "a second payload type, \(type), arrived on \(description) after the first; only one stream per port is played"
-            } else if let pinned, type != pinned {
-                problem = "payload type \(type)\(PeerFeed.staticName(type)) arrived on \(description), which is pinned to \(pinned) (?pt=\(pinned))"
-            } else if !(96...127).contains(type) {
-                problem = "payload type \(type)\(PeerFeed.staticName(type)) arrived on \(description): rtp:// feeds are Opus on a dynamic payload type (96–127);"
-                    + " describe this sender with an SDP file (--live FILE.sdp)"
-            } else {
-                problem = nil
-            }
-            do {
-                if let problem {
-                    // Consumed, so the port stays open and nothing stops with not-linked; the reason is said once.
-                    let discard = try ElementFactory.make("fakesink", properties: ["sync": false, "async": false])
-                    try pipeline.add(discard)
-                    try pad.link(to: try discard.staticPad("sink"))
-                    try discard.syncStateWithParent()
-                    logger.warning("peer: \(problem)")
-                    counters.report(.failed(problem))
-                } else {
-                    try pad.link(to: decoderPad)
-                }
-            } catch {
-                counters.report(.failed("the stream on \(description) cannot be decoded: \(error)"))
-            }
-        }) }
-        return udp
-    }
-
-    /// The codec a static payload type stands for, in parentheses, or nothing.
-    private static func staticName(_ type: Int) -> String {
-        switch type {
-        case 0: return " (PCMU)"
-        case 8: return " (PCMA)"
-        case 9: return " (G.722)"
-        case 10, 11: return " (L16)"
-        case 14: return " (MPEG audio)"
-        case 18: return " (G.729)"
-        case 26: return " (JPEG video)"
-        case 31...34: return " (video)"
-        default: return ""
-        }
-    }
-
-    /// filesrc ► sdpdemux (its own jitter buffers) ► decodebin per stream.
-    private func buildSDP(_ description: SessionDescription, into entryPad: Pad) throws(GStreamerError) {
-        let file = try ElementFactory.make("filesrc", name: EngineGraph.Peer.sdpFile, properties: ["location": .string(description.path)])
-        let demux = try ElementFactory.make("sdpdemux", name: EngineGraph.Peer.sdpDemux, properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))])
-        try pipeline.addLinked([file, demux])
-        let pipeline = self.pipeline
-        let logger = self.logger
-        tokens.withLock { $0.append(demux.onPadAdded { [weak self] pad in
-            do {
-                let decode = try ElementFactory.make("decodebin")
-                try pipeline.add(decode)
-                try pad.link(to: try decode.staticPad("sink"))
-                self?.linkAudio(of: decode, to: entryPad)
-                try decode.syncStateWithParent()
-            } catch {
-                logger.warning("peer: cannot decode a stream of \(description.path): \(error)")
-            }
-        }) }
-    }
 
     /// Links the first audio pad `decoder` adds to `entryPad`; anything else is consumed.
     private func linkAudio(of decoder: Element, to entryPad: Pad) {
@@ -255,6 +177,9 @@ public final class PeerFeed: Sendable {
     /// Pushes the engine refused.
     public var refusedPushes: Int { counters.refused.load(ordering: .relaxed) }
 
+    /// RTP packets dropped because they were not of the stream the port plays (another payload type or sender, or not RTP).
+    public var rejectedPackets: Int { latch?.dropped ?? 0 }
+
     /// The loudest channel's RMS of the latest 100 ms received (dBFS); nil before any.
     public var level: Double? { counters.level.withLock { $0 } }
 
@@ -268,7 +193,7 @@ public final class PeerFeed: Sendable {
 }
 
 /// What the feed's streaming and bus threads count, shared with them by reference.
-private final class PeerCounters: Sendable {
+final class PeerCounters: Sendable {
     /// Samples pushed into the engine.
     let samples = Atomic<Int>(0)
     /// Pushes the engine refused.

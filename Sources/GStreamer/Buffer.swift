@@ -59,6 +59,17 @@ public final class Buffer {
         }
     }
 
+    /// Where a received packet came from, as `address:port` (`[address]:port` for IPv6); nil when
+    /// the source attached no sender (wraps `gst_buffer_get_net_address_meta`, which udpsrc fills).
+    public var senderAddress: String? {
+        guard let socketAddress = cgst_buffer_net_address(gstBuffer), let inet = cgst_inet_socket_address(socketAddress),
+              let address = g_inet_socket_address_get_address(inet), let text = g_inet_address_to_string(address) else { return nil }
+        defer { g_free(text) }
+        let host = String(cString: text)
+        let port = g_inet_socket_address_get_port(inet)
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     /// The data as interleaved signed 16-bit samples (the buffer must hold S16LE).
     public func int16Samples() -> [Int16] { samples(of: Int16.self) }
 

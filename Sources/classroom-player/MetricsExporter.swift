@@ -16,7 +16,7 @@ final class MetricsExporter: RunFollower {
         /// Gauges of peers, so a peer that left is unregistered rather than frozen.
         var peerGauges: [String: [Gauge]] = [:]
         /// The last cumulative figures seen in `status`, to turn them into counter increments.
-        var lastDropped: [String: Double] = [:]
+        var lastPeerFigures: [String: Double] = [:]
         var lastUplinkDropped = 0.0
     }
 
@@ -141,21 +141,27 @@ final class MetricsExporter: RunFollower {
             let labels = [("peer", id)]
             seen[id] = [set("peer_receiving", "1 while packets or samples arrive from the peer.", peer["receiving"], labels: labels),
                         set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels)].compactMap { $0 }
-            if case .number(let dropped)? = peer["dropped"] {
-                let counter = registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: "peer_dropped_pushes", unitName: "total",
-                                                                                    helpText: "Pushes of a peer's audio the mix dropped (it fell behind)."), labels: labels)
-                let increment = state.withLock { state -> Double in
-                    let last = state.lastDropped[id] ?? 0
-                    state.lastDropped[id] = dropped
-                    return dropped >= last ? dropped - last : dropped   // a peer added again under the same id starts from 0
-                }
-                if increment > 0 { counter.increment(by: increment) }
-            }
+            countPeerFigure(peer["dropped"], as: "peer_dropped_pushes", "Pushes of a peer's audio the mix dropped (it fell behind).", peer: id)
+            countPeerFigure(peer["rejected_packets"], as: "peer_rejected_packets",
+                            "RTP packets a peer's port dropped: another sender or payload type than the one it plays, or not RTP.", peer: id)
         }
         let gone = state.withLock { state -> [Gauge] in
             defer { state.peerGauges = seen }
             return state.peerGauges.filter { seen[$0.key] == nil }.flatMap(\.value)
         }
         for metric in gone { registry.unregisterGauge(metric) }
+    }
+
+    /// Turns a peer's cumulative figure from `status` into increments of the counter `metric`.
+    private func countPeerFigure(_ figure: JSON?, as metric: String, _ help: String, peer id: String) {
+        guard case .number(let value)? = figure else { return }
+        let counter = registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: metric, unitName: "total", helpText: help),
+                                           labels: [("peer", id)])
+        let increment = state.withLock { state -> Double in
+            let last = state.lastPeerFigures["\(metric) \(id)"] ?? 0
+            state.lastPeerFigures["\(metric) \(id)"] = value
+            return value >= last ? value - last : value   // a peer added again under the same id starts from 0
+        }
+        if increment > 0 { counter.increment(by: increment) }
     }
 }

@@ -146,10 +146,11 @@ final class PeerRoster: Sendable {
                 ("peers", .array(peers.map { .object([("id", .string($0.id))] + PeerRoster.figures($0.feed)) }))]
     }
 
-    /// One feed's figures: seconds pushed, and where the mix had to break it (re-anchored or dropped pushes).
+    /// One feed's figures: seconds pushed, where the mix had to break it (re-anchored or dropped
+    /// pushes), and the RTP packets it would not play (another sender or payload type).
     private static func figures(_ feed: PeerFeed) -> [(String, JSON)] {
         [("seconds", .number(feed.secondsPushed)), ("resyncs", .number(Double(feed.input.timelineResyncs))),
-         ("dropped", .number(Double(feed.input.droppedPushes)))]
+         ("dropped", .number(Double(feed.input.droppedPushes))), ("rejected_packets", .number(Double(feed.rejectedPackets)))]
     }
 
     // MARK: Feed events
@@ -161,6 +162,11 @@ final class PeerRoster: Sendable {
         case .receiving:
             guard let source = roster.withLock({ $0.peers[id]?.feed.source }) else { return }
             events.emit("live-receiving", [("id", .string(id)), ("source", .string(source.description))])
+        case .latched(let message):
+            events.emit("live-latched", [("id", .string(id)), ("message", .string(message))])
+        case .rejected(let message):
+            // Said once per kind; the count keeps going in the status and the metrics.
+            events.emit("live-rejected", [("id", .string(id)), ("message", .string(message))])
         case .ended, .failed:
             let failure: String?
             if case .failed(let why) = event { failure = why } else { failure = nil }

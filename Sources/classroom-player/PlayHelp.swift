@@ -27,7 +27,8 @@ enum PlayHelp {
 
         EVENTS: JSON lines on standard error, or in --events PATH: {"t": seconds since play \
         started, "event": NAME, ...}. Names: started, step, lesson-ended, lesson-paused, \
-        lesson-resumed, lesson-seeked, lesson-failed, live-started, live-receiving (first audio), live-ended, live-failed, \
+        lesson-resumed, lesson-seeked, lesson-failed, live-started, live-receiving (first audio), live-latched (the RTP sender a \
+        port plays), live-rejected (packets of another sender or payload type, said once per kind), live-ended, live-failed, \
         microphone, configuration-changed, route-changed, volume-changed, ducking-changed, \
         activation-changed, interruption-began, interruption-ended, lesson-pause-requested, \
         policy-corrected, alarm (with code, number, owner, message, context), alarm-cleared, \

@@ -1,0 +1,97 @@
+import GStreamer
+
+/// The RTP receiver of rtp:// and SDP feeds: one UDP port bound where the feed says, a latch that
+/// lets only one sender's stream through, a jitter buffer, and the depayloader and decoder for its
+/// encoding.
+extension PeerFeed {
+    /// What rtp:// feeds carry: Opus on a dynamic payload type.
+    static let opus = SessionDescription.Format(payloadType: 96, encoding: "OPUS", clockRate: 48_000, channels: 2)
+
+    /// The latch an RTP source plays through; nil for files and network URIs.
+    static func latch(for source: PeerSource) -> RTPLatch? {
+        switch source {
+        case .rtp(_, _, let pinned?):
+            return RTPLatch(accepting: .only(pinned, pinnedBy: "?pt=\(pinned)"), feed: source.description)
+        case .rtp:
+            return RTPLatch(accepting: .anyDynamic, feed: source.description)
+        case .sessionDescription(let description):
+            let type = description.formats.first?.payloadType ?? 0
+            return RTPLatch(accepting: .only(type, pinnedBy: "the payload type its SDP describes"), feed: "\(source.description)'s port \(description.port)")
+        case .file, .network:
+            return nil
+        }
+    }
+
+    /// udpsrc (bound to `address:port`) ─latch► rtpptdemux ► rtpjitterbuffer ► depayloader ► decoder ► `entryPad`.
+    ///
+    /// rtpptdemux puts the payload type the latch let through into the caps: negotiation fixates
+    /// udpsrc's caps to payload 96, and the jitter buffer drops any other type as "no clock-rate".
+    func buildRTP(address: String, port: Int, format: SessionDescription.Format, into entryPad: Pad) throws(GStreamerError) -> Element {
+        var caps = "application/x-rtp,media=audio,clock-rate=\(format.clockRate),encoding-name=\(format.encoding)"
+        if format.encoding == "L16" { caps += ",channels=\(format.channels),encoding-params=(string)\(format.channels)" }
+        if case .only(let type, _)? = latch?.accepting { caps += ",payload=\(type)" }
+        let udp = try ElementFactory.make("udpsrc", name: EngineGraph.Peer.udp, properties: [
+            "address": .string(address), "port": .int(Int64(port)),
+            // Without SO_REUSEADDR a port another program listens on is refused instead of shared.
+            "reuse": false,
+            "caps": .caps(try Caps(caps)),
+        ])
+        let demux = try ElementFactory.make("rtpptdemux", name: EngineGraph.Peer.payloadDemux)
+        let jitter = try ElementFactory.make("rtpjitterbuffer", name: EngineGraph.Peer.jitter,
+                                             properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))])
+        let decode = [jitter] + (try PeerFeed.decoder(for: format.encoding))
+        try pipeline.addLinked([udp, demux])
+        try pipeline.addLinked(decode)
+        try decode.last?.staticPad("src").link(to: entryPad)
+        let jitterPad = try jitter.staticPad("sink")
+        let logger = self.logger
+        let counters = self.counters
+        let description = source.description
+        // Only the latched stream gets here: a new pad is a sender that took over with another payload type.
+        tokens.withLock { $0.append(demux.onPadAdded { pad in
+            if let previous = jitterPad.peer { _ = previous.unlink(from: jitterPad) }
+            do {
+                try pad.link(to: jitterPad)
+            } catch {
+                counters.report(.failed("the stream on \(description) cannot be decoded: \(error)"))
+            }
+            logger.debug("peer: \(pad.name) of \(description) plays")
+        }) }
+        if let latch {
+            let token = try udp.staticPad("src").addProbe(.buffer) { info in
+                guard let buffer = info.buffer else { return .ok }
+                switch latch.judge(buffer.bytes(), from: buffer.senderAddress) {
+                case .play:
+                    return .ok
+                case .latched(let message):
+                    logger.info("peer: \(message)")
+                    counters.announce(.latched(message))
+                    return .ok
+                case .drop(let message):
+                    if let message {
+                        logger.warning("peer: \(message)")
+                        counters.announce(.rejected(message))
+                    }
+                    return .drop
+                }
+            }
+            if let token { tokens.withLock { $0.append(token) } }
+        }
+        return udp
+    }
+
+    /// The depayloader and decoder of an encoding SessionDescription.decodable names.
+    private static func decoder(for encoding: String) throws(GStreamerError) -> [Element] {
+        let factories: (String, String?)
+        switch encoding {
+        case "OPUS": factories = ("rtpopusdepay", "opusdec")
+        case "PCMU": factories = ("rtppcmudepay", "mulawdec")
+        case "PCMA": factories = ("rtppcmadepay", "alawdec")
+        case "L16": factories = ("rtpL16depay", nil)
+        default: throw .failed("RTP \(encoding) cannot be decoded here (only \(SessionDescription.decodable.sorted().joined(separator: ", ")))")
+        }
+        var chain = [try ElementFactory.make(factories.0, name: EngineGraph.Peer.depay)]
+        if let decoder = factories.1 { chain.append(try ElementFactory.make(decoder, name: EngineGraph.Peer.decoder)) }
+        return chain
+    }
+}
