@@ -68,6 +68,12 @@ let package = Package(
             name: "ClassroomEngine",
             dependencies: ["GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
+        // The network side: peer feeds (RTP with its latch, SDP, files and network URIs), the uplink
+        // sender, RTP endpoints and the Janus room; it feeds the engine's inputs and sends its uplink.
+        .target(
+            name: "ClassroomNetwork",
+            dependencies: ["ClassroomEngine", "GStreamer", .product(name: "Logging", package: "swift-log")]
+        ),
         // Real signals through the engine and what comes out: shared by the engine tests and the benchmark.
         .target(
             name: "ClassroomMeasurement",
@@ -77,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "classroom-bench",
             dependencies: [
-                "ClassroomMeasurement", "ClassroomEngine", "ClassroomAudio", "GStreamer",
+                "ClassroomMeasurement", "ClassroomEngine", "ClassroomNetwork", "ClassroomAudio", "GStreamer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -85,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "classroom-player",
             dependencies: [
-                "GStreamer", "ClassroomAudio", "ClassroomEngine", "Systemd", "DBus",
+                "GStreamer", "ClassroomAudio", "ClassroomEngine", "ClassroomNetwork", "Systemd", "DBus",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -108,11 +114,15 @@ let package = Package(
             name: "ClassroomEngineTests",
             dependencies: ["ClassroomEngine", "ClassroomMeasurement", "GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
+        .testTarget(
+            name: "ClassroomNetworkTests",
+            dependencies: ["ClassroomNetwork", "ClassroomEngine", "GStreamer"]
+        ),
         // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests);
-        // takes from the engine only what a test's servers share with it (LocalPort), and the room rig (RoomRig).
+        // takes from the network only what a test's servers share with it (LocalPort), and the room rig (RoomRig).
         .testTarget(
             name: "ClassroomPlayerTests",
-            dependencies: ["ClassroomEngine", "ClassroomMeasurement"]
+            dependencies: ["ClassroomNetwork", "ClassroomEngine", "ClassroomMeasurement"]
         ),
         .testTarget(
             name: "ClassroomAudioTests",

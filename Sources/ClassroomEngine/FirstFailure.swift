@@ -4,12 +4,15 @@ import Synchronization
 
 /// The first failure reported while something starts, and a short wait for it: a state change
 /// that fails gives its reason only on the bus, a moment later. Later failures are ignored.
-final class FirstFailure<Value: Sendable>: Sendable {
+public final class FirstFailure<Value: Sendable>: Sendable {
     private let first = Mutex<Value?>(nil)
     private let arrived = DispatchSemaphore(value: 0)
 
+    /// Nothing recorded yet.
+    public init() {}
+
     /// Keeps `value` when it is the first.
-    func record(_ value: Value) {
+    public func record(_ value: Value) {
         let isFirst = first.withLock { current in
             defer { if current == nil { current = value } }
             return current == nil
@@ -18,10 +21,10 @@ final class FirstFailure<Value: Sendable>: Sendable {
     }
 
     /// The first failure so far.
-    var current: Value? { first.withLock { $0 } }
+    public var current: Value? { first.withLock { $0 } }
 
     /// The first failure, waiting up to `timeout` for one to arrive.
-    func wait(upTo timeout: DispatchTimeInterval) -> Value? {
+    public func wait(upTo timeout: DispatchTimeInterval) -> Value? {
         _ = arrived.wait(timeout: .now() + timeout)
         return current
     }
@@ -29,7 +32,7 @@ final class FirstFailure<Value: Sendable>: Sendable {
 
 extension FirstFailure where Value == (GLibError, String?) {
     /// Keeps `message`'s error and debug text when it is the first error on the bus.
-    func record(_ message: Message) {
+    public func record(_ message: Message) {
         guard case .error(let error, let debug) = message.view else { return }
         record((error, debug))
     }

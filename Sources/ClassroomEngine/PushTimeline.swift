@@ -4,16 +4,16 @@ import Synchronization
 /// Contiguous timestamps for audio pushed in real time: each push continues where the previous
 /// one ended when it arrives within `tolerance` of that point, so arrival jitter never tears the
 /// audio; otherwise (a start, a pause, a stall) it is re-anchored to "now" and counted.
-final class PushTimeline: Sendable {
+public final class PushTimeline: Sendable {
     /// How far a push may arrive from where the previous one ended and still continue it.
     let tolerance: ClockTime
     private let next = Mutex<ClockTime?>(nil)
     private let resyncs = Atomic<Int>(0)
 
-    init(tolerance: ClockTime) { self.tolerance = tolerance }
+    public init(tolerance: ClockTime) { self.tolerance = tolerance }
 
     /// The timestamp for `duration` of audio arriving at running time `now`.
-    func stamp(now: ClockTime, duration: ClockTime) -> ClockTime {
+    public func stamp(now: ClockTime, duration: ClockTime) -> ClockTime {
         next.withLock { next in
             let pts: ClockTime
             if let expected = next, (expected > now ? expected - now : now - expected) <= tolerance {
@@ -29,7 +29,7 @@ final class PushTimeline: Sendable {
 
     /// Accepts an explicit timestamp unless it lies more than `tolerance` before audio already
     /// placed; returns how far back it lay when refused.
-    func place(_ pts: ClockTime, duration: ClockTime) -> ClockTime? {
+    public func place(_ pts: ClockTime, duration: ClockTime) -> ClockTime? {
         next.withLock { next -> ClockTime? in
             if let expected = next, pts + tolerance < expected { return expected - pts }
             next = pts + duration
@@ -38,5 +38,5 @@ final class PushTimeline: Sendable {
     }
 
     /// How many pushes were re-anchored to the running time: each is a break in the audio.
-    var resyncCount: Int { resyncs.load(ordering: .relaxed) }
+    public var resyncCount: Int { resyncs.load(ordering: .relaxed) }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ClassroomEngine
+import ClassroomNetwork
 import Foundation
 import GStreamer
 

@@ -1,4 +1,5 @@
 import ClassroomEngine
+import ClassroomNetwork
 import Foundation
 
 /// What `--live [ID=]FEED` and the `peer` verb name: an optional id and where the audio comes

@@ -1,5 +1,6 @@
 import ClassroomAudio
 import ClassroomEngine
+import ClassroomNetwork
 import Dispatch
 import Logging
 import Synchronization

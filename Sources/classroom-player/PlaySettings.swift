@@ -1,4 +1,5 @@
 import ClassroomEngine
+import ClassroomNetwork
 import Foundation
 
 /// Everything `play` resolved from its command line, checked before anything starts.

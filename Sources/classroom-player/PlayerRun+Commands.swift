@@ -1,5 +1,6 @@
 import ClassroomAudio
 import ClassroomEngine
+import ClassroomNetwork
 import Foundation
 import GStreamer
 

@@ -1,4 +1,4 @@
-import ClassroomEngine
+import ClassroomNetwork
 import Foundation
 import Testing
 

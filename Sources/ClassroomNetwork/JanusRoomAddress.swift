@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 
 /// `janus://HOST[:PORT]/ROOM[?display=NAME&pin=PIN]`: a Janus AudioBridge room reached over

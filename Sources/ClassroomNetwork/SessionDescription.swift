@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 
 /// The audio stream an SDP file (RFC 4566) describes, checked before anything listens: the

@@ -1,3 +1,4 @@
+import ClassroomEngine
 import GStreamer
 
 /// The RTP receiver of rtp:// and SDP feeds: one UDP port bound where the feed says, a latch that
@@ -30,14 +31,14 @@ extension PeerFeed {
         var caps = "application/x-rtp,media=audio,clock-rate=\(format.clockRate),encoding-name=\(format.encoding)"
         if format.encoding == "L16" { caps += ",channels=\(format.channels),encoding-params=(string)\(format.channels)" }
         if case .only(let type, _)? = latch?.accepting { caps += ",payload=\(type)" }
-        let udp = try ElementFactory.make("udpsrc", name: EngineGraph.Peer.udp, properties: [
+        let udp = try ElementFactory.make("udpsrc", name: NetworkGraph.Peer.udp, properties: [
             "address": .string(address), "port": .int(Int64(port)),
             // Without SO_REUSEADDR a port another program listens on is refused instead of shared.
             "reuse": false,
             "caps": .caps(try Caps(caps)),
         ])
-        let demux = try ElementFactory.make("rtpptdemux", name: EngineGraph.Peer.payloadDemux)
-        let jitter = try ElementFactory.make("rtpjitterbuffer", name: EngineGraph.Peer.jitter,
+        let demux = try ElementFactory.make("rtpptdemux", name: NetworkGraph.Peer.payloadDemux)
+        let jitter = try ElementFactory.make("rtpjitterbuffer", name: NetworkGraph.Peer.jitter,
                                              properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))])
         let decode = [jitter] + (try PeerFeed.decoder(for: format.encoding))
         try pipeline.addLinked([udp, demux])
@@ -90,8 +91,8 @@ extension PeerFeed {
         case "L16": factories = ("rtpL16depay", nil)
         default: throw .failed("RTP \(encoding) cannot be decoded here (only \(SessionDescription.decodable.sorted().joined(separator: ", ")))")
         }
-        var chain = [try ElementFactory.make(factories.0, name: EngineGraph.Peer.depay)]
-        if let decoder = factories.1 { chain.append(try ElementFactory.make(decoder, name: EngineGraph.Peer.decoder)) }
+        var chain = [try ElementFactory.make(factories.0, name: NetworkGraph.Peer.depay)]
+        if let decoder = factories.1 { chain.append(try ElementFactory.make(decoder, name: NetworkGraph.Peer.decoder)) }
         return chain
     }
 }

@@ -1,3 +1,5 @@
+import ClassroomEngine
+
 /// Where a peer's audio comes from: a file played in real time, RTP/UDP with Opus, the stream an
 /// SDP file describes, or a network URI that uridecodebin opens (RTSP, SRT, HTTP).
 public enum PeerSource: Sendable, Hashable, CustomStringConvertible {

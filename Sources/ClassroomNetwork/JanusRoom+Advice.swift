@@ -1,3 +1,5 @@
+import ClassroomEngine
+
 /// What a kiosk integrator should change when Janus refuses the room for good: one sentence per
 /// refusal, naming the setting or the address to fix.
 extension JanusRoom {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ClassroomEngine
+@testable import ClassroomNetwork
 
 @Suite("RTP latch: a peer's port plays one stream")
 struct RTPLatchTests {

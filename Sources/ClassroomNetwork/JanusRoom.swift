@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Dispatch
 import Foundation
 import GStreamer

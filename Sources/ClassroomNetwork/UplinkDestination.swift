@@ -1,3 +1,5 @@
+import ClassroomEngine
+
 /// Where an `UplinkSender` sends the processed microphone.
 public enum UplinkDestination: Sendable, Hashable, CustomStringConvertible {
     /// A WAV file (S16LE mono 48 kHz), finalised when the sender stops.

@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Dispatch
 import GStreamer
 import Logging
@@ -38,19 +39,19 @@ public final class UplinkSender: Sendable {
         self.destinations = destinations
         self.logger = logger
         do {
-            pipeline = try Pipeline(name: EngineGraph.UplinkSender.pipeline)
+            pipeline = try Pipeline(name: NetworkGraph.UplinkSender.pipeline)
             pipeline.useClock(try Clock.system())
-            source = try AppSource.make(name: EngineGraph.UplinkSender.input)
+            source = try AppSource.make(name: NetworkGraph.UplinkSender.input)
             try source.configure(audio: EngineGraph.uplinkFormat, isLive: true, doTimestamp: false,
                                  limits: .init(time: .milliseconds(200)), whenFull: .dropOldest)
             let head: [Element] = [
                 source,
-                try ElementFactory.make("audiomixer", name: EngineGraph.UplinkSender.mixer, properties: [
+                try ElementFactory.make("audiomixer", name: NetworkGraph.UplinkSender.mixer, properties: [
                     "force-live": true, "latency": .time(UplinkSender.frameJitter),
                     "output-buffer-duration": .time(EngineGraph.frameDuration),
                 ]),
-                try ElementFactory.make("capsfilter", name: EngineGraph.UplinkSender.format, properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
-                try ElementFactory.make("tee", name: EngineGraph.UplinkSender.tee, properties: ["allow-not-linked": true]),
+                try ElementFactory.make("capsfilter", name: NetworkGraph.UplinkSender.format, properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
+                try ElementFactory.make("tee", name: NetworkGraph.UplinkSender.tee, properties: ["allow-not-linked": true]),
             ]
             try pipeline.addLinked(head)
             guard let tee = head.last else { throw GStreamerError.failed("no tee") }
@@ -73,15 +74,15 @@ public final class UplinkSender: Sendable {
     /// The elements after the tee for one destination, first to last.
     private static func branch(for destination: UplinkDestination, number: Int, socketOf: Element?) throws(GStreamerError) -> [Element] {
         // A slow branch drops its oldest audio rather than holding the others up.
-        let queue = try ElementFactory.make("queue", name: EngineGraph.UplinkSender.queue(number), properties: [
+        let queue = try ElementFactory.make("queue", name: NetworkGraph.UplinkSender.queue(number), properties: [
             "max-size-time": .time(.milliseconds(200)), "max-size-buffers": 0, "max-size-bytes": 0, "leaky": "downstream",
         ])
         switch destination {
         case .wav(let path):
-            return [queue, try ElementFactory.make("wavenc", name: EngineGraph.UplinkSender.wavEncoder(number)),
-                    try ElementFactory.make("filesink", name: EngineGraph.UplinkSender.file(number), properties: ["location": .string(path), "sync": false, "async": false])]
+            return [queue, try ElementFactory.make("wavenc", name: NetworkGraph.UplinkSender.wavEncoder(number)),
+                    try ElementFactory.make("filesink", name: NetworkGraph.UplinkSender.file(number), properties: ["location": .string(path), "sync": false, "async": false])]
         case .discard:
-            return [queue, try ElementFactory.make("fakesink", name: EngineGraph.UplinkSender.discard(number), properties: ["sync": false, "async": false])]
+            return [queue, try ElementFactory.make("fakesink", name: NetworkGraph.UplinkSender.discard(number), properties: ["sync": false, "async": false])]
         case .rtp(let endpoint):
             var sinkProperties: ElementProperties = [
                 "host": .string(endpoint.address), "port": .int(Int64(endpoint.port)), "sync": false, "async": false,
@@ -91,7 +92,7 @@ public final class UplinkSender: Sendable {
                 sinkProperties.append("bind-address", .string(endpoint.localAddress ?? "0.0.0.0"))
                 sinkProperties.append("bind-port", .int(Int64(localPort)))
             }
-            let sink = try ElementFactory.make("udpsink", name: EngineGraph.UplinkSender.udp(number), properties: sinkProperties)
+            let sink = try ElementFactory.make("udpsink", name: NetworkGraph.UplinkSender.udp(number), properties: sinkProperties)
             if let socketOf {
                 try sink.set("socket", from: socketOf, property: "used-socket")
                 try sink.set("close-socket", false)   // the receiver owns it
@@ -101,16 +102,16 @@ public final class UplinkSender: Sendable {
             case .opus:
                 return [queue,
                         // 20 ms frames, tuned for speech.
-                        try ElementFactory.make("opusenc", name: EngineGraph.UplinkSender.opusEncoder(number), properties: ["frame-size": .enumNick("20"), "audio-type": .enumNick("voice")]),
-                        try ElementFactory.make("rtpopuspay", name: EngineGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(endpoint.payloadType))]),
+                        try ElementFactory.make("opusenc", name: NetworkGraph.UplinkSender.opusEncoder(number), properties: ["frame-size": .enumNick("20"), "audio-type": .enumNick("voice")]),
+                        try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(endpoint.payloadType))]),
                         sink]
             case .pcmu, .pcma:
                 let law = endpoint.codec == .pcmu ? "mulaw" : "alaw"
                 return [queue,
-                        try ElementFactory.make("audioresample", name: EngineGraph.UplinkSender.resample(number)),
-                        try ElementFactory.make("capsfilter", name: EngineGraph.UplinkSender.narrowband(number), properties: ["caps": .caps(try Caps("audio/x-raw,rate=8000,channels=1"))]),
-                        try ElementFactory.make("\(law)enc", name: EngineGraph.UplinkSender.lawEncoder(law, number)),
-                        try ElementFactory.make(endpoint.codec == .pcmu ? "rtppcmupay" : "rtppcmapay", name: EngineGraph.UplinkSender.payloader(number), properties: [
+                        try ElementFactory.make("audioresample", name: NetworkGraph.UplinkSender.resample(number)),
+                        try ElementFactory.make("capsfilter", name: NetworkGraph.UplinkSender.narrowband(number), properties: ["caps": .caps(try Caps("audio/x-raw,rate=8000,channels=1"))]),
+                        try ElementFactory.make("\(law)enc", name: NetworkGraph.UplinkSender.lawEncoder(law, number)),
+                        try ElementFactory.make(endpoint.codec == .pcmu ? "rtppcmupay" : "rtppcmapay", name: NetworkGraph.UplinkSender.payloader(number), properties: [
                             "pt": .int(Int64(endpoint.payloadType)), "min-ptime": .int(Int64(packet.nanoseconds)), "max-ptime": .int(Int64(packet.nanoseconds)),
                         ]),
                         sink]

@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Dispatch
 import Foundation
 import GStreamer
@@ -57,7 +58,7 @@ public final class PeerFeed: Sendable {
         }
         latch = PeerFeed.latch(for: source)
         do {
-            pipeline = try Pipeline(name: EngineGraph.Peer.pipeline(input.id))
+            pipeline = try Pipeline(name: NetworkGraph.Peer.pipeline(input.id))
             pipeline.useClock(try Clock.system())
             let tail = try PeerFeed.makeTail(levelInterval: .milliseconds(100))
             try pipeline.addLinked(tail)
@@ -72,7 +73,7 @@ public final class PeerFeed: Sendable {
                 let udp = try buildRTP(address: address, port: description.port, format: format, into: entryPad)
                 receiver.withLock { $0 = udp }
             case .file(_, let uri), .network(let uri):
-                let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.Peer.decode, properties: ["uri": .string(uri)])
+                let decode = try ElementFactory.make("uridecodebin", name: NetworkGraph.Peer.decode, properties: ["uri": .string(uri)])
                 try pipeline.add(decode)
                 linkAudio(of: decode, to: entryPad)
             }
@@ -97,14 +98,14 @@ public final class PeerFeed: Sendable {
 
     /// queue ► convert ► resample ► the RTC format ► level ► appsink (sync=true: released in real time).
     private static func makeTail(levelInterval: ClockTime) throws(GStreamerError) -> [Element] {
-        let sink = try AppSink.make(name: EngineGraph.Peer.sink)
+        let sink = try AppSink.make(name: NetworkGraph.Peer.sink)
         try sink.configure(caps: format.caps, maxBuffers: 0, drop: false, sync: true)
         return [
-            try ElementFactory.make("queue", name: EngineGraph.Peer.queue),
-            try ElementFactory.make("audioconvert", name: EngineGraph.Peer.convert),
-            try ElementFactory.make("audioresample", name: EngineGraph.Peer.resample),
-            try ElementFactory.make("capsfilter", name: EngineGraph.Peer.format, properties: ["caps": .caps(format.caps)]),
-            try ElementFactory.make("level", name: EngineGraph.Peer.level, properties: ["interval": .time(levelInterval)]),
+            try ElementFactory.make("queue", name: NetworkGraph.Peer.queue),
+            try ElementFactory.make("audioconvert", name: NetworkGraph.Peer.convert),
+            try ElementFactory.make("audioresample", name: NetworkGraph.Peer.resample),
+            try ElementFactory.make("capsfilter", name: NetworkGraph.Peer.format, properties: ["caps": .caps(format.caps)]),
+            try ElementFactory.make("level", name: NetworkGraph.Peer.level, properties: ["interval": .time(levelInterval)]),
             sink,
         ]
     }
@@ -145,7 +146,7 @@ public final class PeerFeed: Sendable {
                 counters.report(.ended)
             case .error(let error, _):
                 counters.report(.failed("\(message.source ?? "peer"): \(error.message)"))
-            case .element(let structure) where structure.name == "level" && message.source == EngineGraph.Peer.level:
+            case .element(let structure) where structure.name == "level" && message.source == NetworkGraph.Peer.level:
                 if let loudest = structure.doubles("rms")?.max() { counters.level.withLock { $0 = loudest } }
             default:
                 break

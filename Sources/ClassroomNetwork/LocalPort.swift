@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 
 /// A port nobody uses now on a local IPv4 address — for a receiver that must tell a server where to

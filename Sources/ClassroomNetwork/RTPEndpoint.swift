@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 
 /// Where an RTP uplink is sent: a numeric address, a port, the codec and its payload type, and
