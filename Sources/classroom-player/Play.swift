@@ -41,11 +41,13 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "The microphone: auto (the route's input device), a sound-server source name, an audio file played as the microphone, or none.",
+        discussion: "A named source is the user's choice: it stays the microphone while it is connected; when it goes away the route's input takes over (event device-choice-ended).",
         valueName: "auto|device|file|none"), transform: MicChoice.parse)
     var mic: MicChoice = .auto
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the mix goes: auto (the sound server's default output, else a WAV at --fallback-wav), default (the sound server's default only), a sound-server sink name, wav:PATH, or null.",
+        discussion: "A named sink is the user's choice: the mix stays on it while it is connected, whatever the route would pick; when it goes away the route's output takes over (event device-choice-ended).",
         valueName: "auto|device|wav:path|null"), transform: OutputChoice.parse)
     var output: OutputChoice = .auto
 
