@@ -87,7 +87,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Serve Prometheus metrics at http://HOST:PORT/metrics (alarms by code, levels, peers, profile, route, interruptions, restarts, uptime).",
-        discussion: "Port 0 picks a free port; the 'metrics-listening' event says which.",
+        discussion: "Port 0 picks a free port; the 'metrics-listening' event says which. An empty HOST (:PORT), 0.0.0.0 or :: listens on every interface, so anyone who reaches the machine reads the class's metrics (a 'metrics-server' warning says so); 127.0.0.1:PORT keeps them on the machine.",
         valueName: "host:port"))
     var metrics: String?
 
@@ -158,6 +158,11 @@ struct Play: ParsableCommand {
                 let exporter = MetricsExporter(events: eventLog)
                 metricsServer.start { exporter.exposition() }
                 followers.append(exporter)
+                if metricsServer.listensOnEveryInterface {
+                    let warning = "the metrics server listens on every interface (\(metricsServer.address)): anyone who reaches this machine can read the class's metrics; give 127.0.0.1:PORT to keep them on it"
+                    logger.warning("\(warning)")
+                    eventLog.emit("metrics-server", [("message", .string(warning))])
+                }
                 eventLog.emit("metrics-listening", [("address", .string(metricsServer.address)), ("port", .number(Double(metricsServer.port))),
                                                     ("path", .string("/metrics"))])
             }
