@@ -34,6 +34,11 @@ extension AudioSession {
             guard let index = state.devices.firstIndex(where: { $0.id == id }) else { return false }
             let gone = state.devices.remove(at: index)
             mutation.routeReason = .oldDeviceUnavailable
+            if state.chosenDevice(for: gone.direction) == id {
+                // The only end of a user's choice: its device is gone.
+                state.setChosenDevice(nil, for: gone.direction)
+                mutation.leading.append(.deviceChoiceEnded(deviceID: id, direction: gone.direction))
+            }
             mutation.endsOverride = state.settings.classifier.classify(gone) != nil
             if state.settings.pausesLessonWhenHeadphonesUnplugged, let output = before.route.output,
                 output.deviceID == id, output.port.isPersonal
@@ -62,6 +67,8 @@ extension AudioSession {
                 state.devices[index] = device
                 mutation.routeReason = .routeConfigurationChange
                 mutation.endsOverride = changed
+                // A renamed device (a Bluetooth profile switch) is the same device: the user's choice follows it.
+                if state.chosenDevice(for: device.direction) == key { state.setChosenDevice(device.id, for: device.direction) }
             } else {
                 state.devices.append(device)
                 mutation.routeReason = .newDeviceAvailable
@@ -93,6 +100,28 @@ extension AudioSession {
             mutation.routeReason = .override
         }
         logger.debug("output override", metadata: ["override": "\(override)"])
+    }
+
+    /// Chooses the device the user named for its direction (`--output NAME`, `--mic NAME`; iOS's
+    /// `setPreferredInput`, and `overrideOutputAudioPort` for a named device): the route takes it
+    /// while it is connected, whatever else comes and goes, and the choice ends only when that
+    /// device goes away (``SessionEvent/deviceChoiceEnded(deviceID:direction:)``, then the route's
+    /// own choice). Nil removes the choice for `direction`.
+    ///
+    /// - Throws: ``AudioSessionError/resourceNotAvailable(reason:)`` when no device of that
+    ///   direction with this id is connected.
+    public func chooseDevice(_ id: String?, for direction: AudioDevice.Direction) throws(AudioSessionError) {
+        try mutate { state, _, mutation throws(AudioSessionError) in
+            if let id {
+                guard state.devices.contains(where: { $0.id == id && $0.direction == direction }) else {
+                    let known = state.devices.filter { $0.direction == direction }.map(\.id).joined(separator: ", ")
+                    throw .resourceNotAvailable(reason: "no \(direction) device '\(id)' is connected (connected: \(known.isEmpty ? "none" : known))")
+                }
+            }
+            state.setChosenDevice(id, for: direction)
+            mutation.routeReason = .override
+        }
+        logger.debug("device chosen", metadata: ["direction": "\(direction)", "device": "\(id ?? "none")"])
     }
 
     /// Reports that the kiosk woke from sleep: the override ends and the route is chosen afresh.

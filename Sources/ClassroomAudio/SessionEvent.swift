@@ -6,6 +6,9 @@ public enum SessionEvent: Sendable, Hashable {
     case correctedByPolicy(PolicyCorrection)
     /// The route changed.
     case routeChanged(reason: RouteChangeReason, previous: AudioRoute, current: AudioRoute)
+    /// The device the user named for a direction went away: the choice is over, and the route's
+    /// own choice applies (the route change follows).
+    case deviceChoiceEnded(deviceID: String, direction: AudioDevice.Direction)
     /// The session became active or inactive.
     case activationChanged(isActive: Bool)
     /// An interruption began; the session is inactive, the lesson paused and the uplink muted.

@@ -13,7 +13,8 @@ public enum SessionResolver {
         let recording = isRecording(configuration: configuration, base: state.base, requirements: requirements)
         let route = route(
             configuration: configuration, isRecording: recording, devices: state.devices,
-            override: state.portOverride, classifier: state.settings.classifier)
+            override: state.portOverride, classifier: state.settings.classifier,
+            chosenOutput: state.chosenOutput, chosenInput: state.chosenInput)
         let channel = configuration.processingProfile.volumeChannel
         let ducking =
             state.ducks.isEmpty
@@ -67,15 +68,16 @@ public enum SessionResolver {
 
     /// The route for a configuration and the connected devices (in connection order).
     ///
-    /// Output: the speaker override while it lasts; else the last connected allowed external
-    /// device (for playAndRecord, a headset first: it is the communication device); else the
-    /// built-in receiver for playAndRecord without defaultToSpeaker, else the built-in speaker.
-    /// Input: the built-in microphone under the override; else the hands-free input of the
-    /// Bluetooth output in use; else the last connected external input (a headset first for
-    /// playAndRecord); else the built-in microphone.
+    /// Output: the speaker override while it lasts; else the output the user named, while it is
+    /// connected; else the last connected allowed external device (for playAndRecord, a headset
+    /// first: it is the communication device); else the built-in receiver for playAndRecord
+    /// without defaultToSpeaker, else the built-in speaker.
+    /// Input: the built-in microphone under the override; else the input the user named, while it
+    /// is connected; else the hands-free input of the Bluetooth output in use; else the last
+    /// connected external input (a headset first for playAndRecord); else the built-in microphone.
     public static func route(
         configuration: AudioConfiguration, isRecording: Bool, devices: [AudioDevice], override: PortOverride,
-        classifier: PortClassifier
+        classifier: PortClassifier, chosenOutput: String? = nil, chosenInput: String? = nil
     ) -> AudioRoute {
         let classified = devices.compactMap { device in classifier.classify(device).map { (device, $0) } }
         let outputs = classified.compactMap { device, classification -> Candidate? in
@@ -90,13 +92,39 @@ public enum SessionResolver {
             else { return nil }
             return Candidate(device: device, classification: classification, port: classification.port)
         }
+        let named = { (id: String?, direction: AudioDevice.Direction) in
+            chosen(id, direction: direction, devices: devices, configuration: configuration, isRecording: isRecording,
+                   classifier: classifier)
+        }
         let output =
             configuration.category.producesOutput
-            ? chooseOutput(from: outputs, configuration: configuration, override: override) : nil
+            ? chooseOutput(from: outputs, configuration: configuration, override: override, chosen: named(chosenOutput, .output))
+            : nil
         let input =
             configuration.category.acceptsInput
-            ? chooseInput(from: inputs, configuration: configuration, override: override, output: output) : nil
+            ? chooseInput(from: inputs, configuration: configuration, override: override, chosen: named(chosenInput, .input), output: output)
+            : nil
         return AudioRoute(output: output?.routePort, input: input?.routePort)
+    }
+
+    /// The device the user named, while it is connected: the user's choice, so it is taken even
+    /// where the route would not pick it. Its port is what the configuration makes of it, else its
+    /// classified port, else the plain port of its direction (a sink monitor named as a microphone).
+    private static func chosen(
+        _ id: String?, direction: AudioDevice.Direction, devices: [AudioDevice], configuration: AudioConfiguration,
+        isRecording: Bool, classifier: PortClassifier
+    ) -> Candidate? {
+        guard let id, let device = devices.first(where: { $0.id == id && $0.direction == direction }) else { return nil }
+        let plain: Port = direction == .output ? .builtInSpeaker : .builtInMic
+        let classification =
+            classifier.classify(device)
+            ?? DeviceClassification(port: plain, rule: "chosen by the user", isHeadset: false, supportsA2DP: false,
+                                    supportsHFP: false, physicalID: device.id)
+        let port =
+            direction == .output
+            ? outputPort(for: classification, configuration: configuration, isRecording: isRecording) ?? classification.port
+            : classification.port
+        return Candidate(device: device, classification: classification, port: port)
     }
 
     /// The port a device provides under a configuration, or nil when the configuration does not allow it.
@@ -143,11 +171,12 @@ public enum SessionResolver {
     }
 
     private static func chooseOutput(
-        from candidates: [Candidate], configuration: AudioConfiguration, override: PortOverride
+        from candidates: [Candidate], configuration: AudioConfiguration, override: PortOverride, chosen: Candidate?
     ) -> Candidate? {
         if override == .speaker, let speaker = builtIn(.builtInSpeaker, in: candidates) {
             return speaker
         }
+        if let chosen { return chosen }
         if let external = lastExternal(in: candidates, configuration: configuration) {
             return external
         }
@@ -160,11 +189,13 @@ public enum SessionResolver {
     }
 
     private static func chooseInput(
-        from candidates: [Candidate], configuration: AudioConfiguration, override: PortOverride, output: Candidate?
+        from candidates: [Candidate], configuration: AudioConfiguration, override: PortOverride, chosen: Candidate?,
+        output: Candidate?
     ) -> Candidate? {
         if override == .speaker, let microphone = builtIn(.builtInMic, in: candidates) {
             return microphone
         }
+        if let chosen { return chosen }
         if let output, output.port == .bluetoothHFP,
             let handsFree = candidates.last(where: {
                 $0.port == .bluetoothHFP && $0.classification.physicalID == output.classification.physicalID

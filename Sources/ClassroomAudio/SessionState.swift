@@ -15,6 +15,11 @@ public struct SessionState: Sendable, Hashable {
     public internal(set) var devices: [AudioDevice] = []
     /// The explicit output override, until the next route change.
     public internal(set) var portOverride: PortOverride = .none
+    /// The output device the user named, by id: the route's output while it is connected; the
+    /// choice ends only when that device goes away (DESIGN §4 Routes).
+    public internal(set) var chosenOutput: String?
+    /// The input device the user named, by id, held the same way as ``chosenOutput``.
+    public internal(set) var chosenInput: String?
     /// The media volume, 0…1.
     public internal(set) var mediaVolume: Float
     /// The call volume, floor…1.
@@ -56,6 +61,16 @@ public struct SessionState: Sendable, Hashable {
 
     /// Whether the sound server is gone.
     public var mediaServicesLost: Bool { interruption.contains(.mediaServicesLost) }
+
+    /// The device the user named for a direction, if any.
+    public func chosenDevice(for direction: AudioDevice.Direction) -> String? {
+        direction == .output ? chosenOutput : chosenInput
+    }
+
+    /// Sets or clears the device the user named for a direction.
+    mutating func setChosenDevice(_ id: String?, for direction: AudioDevice.Direction) {
+        if direction == .output { chosenOutput = id } else { chosenInput = id }
+    }
 
     /// The user volume of a channel.
     public func volume(of channel: VolumeChannel) -> Float {

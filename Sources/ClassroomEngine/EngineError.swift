@@ -18,6 +18,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case inputRemoved(String)
     /// The microphone could not be opened.
     case microphoneUnavailable(String)
+    /// A device the user named (an output sink, a microphone source) is not connected.
+    case deviceNotConnected(String)
     /// The lesson could not be opened or played.
     case lessonFailed(String)
     /// The lesson cannot be played, for a reason the operator can act on; `detail` is what GStreamer said.
@@ -53,6 +55,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
             return "The input '\(id)' has been removed; nothing more can be pushed to it."
         case .microphoneUnavailable(let why):
             return "The microphone cannot be opened: \(why)."
+        case .deviceNotConnected(let why):
+            return "The device named is not connected: \(why). List the connected ones with `classroom-player devices`."
         case .lessonFailed(let why):
             return "The lesson cannot be played: \(why)."
         case .lessonUnplayable(let problem, let detail):

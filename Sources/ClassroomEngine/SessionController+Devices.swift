@@ -10,12 +10,24 @@ extension SessionController {
     func startDeviceWatch() throws(EngineError) {
         guard engine.output.isSoundServer else {
             session.addDevice(DeviceBridge.headlessOutput)
-            if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+            if microphone != .route { session.addDevice(DeviceBridge.headlessInput) }
             return
         }
         let monitor = try EngineError.wrap { () throws(GStreamerError) in try DeviceMonitor.audio() }
         try watch(monitor)
         if case .fixed = microphone { session.addDevice(DeviceBridge.headlessInput) }
+    }
+
+    /// The devices the user named (a sound-server output device, a chosen microphone) become the
+    /// session's sticky choices, which hold until those devices go away.
+    func chooseNamedDevices() throws(EngineError) {
+        guard engine.output.isSoundServer else { return }
+        do {
+            if case .soundServer(let device?) = engine.output { try session.chooseDevice(device, for: .output) }
+            if case .chosen(let source) = microphone { try session.chooseDevice(source, for: .input) }
+        } catch {
+            throw .deviceNotConnected(error.reason)
+        }
     }
 
     /// Feeds `monitor`'s devices into the session (those present now and every change to come)

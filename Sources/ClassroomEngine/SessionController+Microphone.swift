@@ -112,7 +112,8 @@ extension SessionController {
     func microphoneSource(for resolved: ResolvedState) -> MicrophoneSource? {
         switch microphone {
         case .fixed(let source): return source
-        case .route: return resolved.route.input.map { .device($0.deviceID) }
+        case .chosen(let source) where !engine.output.isSoundServer: return .device(source)
+        case .route, .chosen: return resolved.route.input.map { .device($0.deviceID) }
         }
     }
 }

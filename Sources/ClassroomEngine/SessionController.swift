@@ -18,6 +18,10 @@ public final class SessionController: Sendable {
         case route
         /// Always this source (files and pushed samples for tests and demos).
         case fixed(MicrophoneSource)
+        /// The sound-server source the user named: the session's input choice while it is
+        /// connected, then the route's input (DESIGN §4 Routes). Without a sound-server output
+        /// there is no device watch, and the source is opened as named.
+        case chosen(String)
     }
 
     /// The session: leases, policy, volumes, routes.
@@ -83,7 +87,18 @@ public final class SessionController: Sendable {
         }
         let engineToken = engine.observe { [weak self] event in self?.handle(event) }
         state.withLock { $0.tokens += [sessionToken, engineToken] }
-        try startDeviceWatch()
+        // On the queue: the devices' route changes are applied once the user's choices are in,
+        // so a named output is never moved to the route's pick and back.
+        let watched = queue.sync { () -> EngineError? in
+            do throws(EngineError) {
+                try startDeviceWatch()
+                try chooseNamedDevices()
+            } catch {
+                return error
+            }
+            return nil
+        }
+        if let watched { throw watched }
         do { try session.setActive(true) } catch { logger.error("session activation refused: \(error)") }
         startMonitorTimer()
         queue.sync { apply() }

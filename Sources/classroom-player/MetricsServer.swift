@@ -20,6 +20,12 @@ final class MetricsServer: Sendable {
     static let maximumRequest = 8192
     /// Scrapes answered at once; more are told 503 and closed (a scraper opens one at a time).
     static let maximumScrapes = 16
+    /// How long a client has from its accept to the end of its request head: 16 clients that
+    /// sent a byte every 4 s held every slot for as long as they liked under a per-read wait.
+    static let headDeadline = Duration.seconds(5)
+    /// Whether it listens on every interface (`:PORT`, `0.0.0.0:PORT`, `[::]:PORT`): anyone who
+    /// reaches the machine can read the class's metrics.
+    let listensOnEveryInterface: Bool
 
     /// Binds `HOST:PORT` (an IPv4 or IPv6 address or a host name; `[::1]:9100` for IPv6; port 0 for any free one).
     init(address: String, onTrouble: @escaping @Sendable (String) -> Void = { _ in }) throws(PlayerError) {
@@ -52,16 +58,23 @@ final class MetricsServer: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let named = withUnsafeMutablePointer(to: &bound) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
         var boundPort = Int(port)
+        var wildcard = false
         if named == 0 {
             let family = Int32(bound.ss_family)
-            boundPort = withUnsafePointer(to: &bound) { pointer in
+            (boundPort, wildcard) = withUnsafePointer(to: &bound) { pointer in
                 if family == AF_INET6 {
-                    return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                    return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                        let any = withUnsafeBytes(of: $0.pointee.sin6_addr) { $0.allSatisfy { $0 == 0 } }
+                        return (Int(UInt16(bigEndian: $0.pointee.sin6_port)), any)
+                    }
                 }
-                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    (Int(UInt16(bigEndian: $0.pointee.sin_port)), $0.pointee.sin_addr.s_addr == INADDR_ANY)
+                }
             }
         }
         self.port = boundPort
+        listensOnEveryInterface = wildcard
         do {
             listener = try SocketListener(listening: descriptor, role: "the metrics server", onTrouble: onTrouble)
         } catch {
@@ -72,6 +85,7 @@ final class MetricsServer: Sendable {
     /// Answers scrapes on threads of their own; `exposition` makes the body of each.
     func start(exposition: @escaping @Sendable () -> String) {
         listener.start(threadName: "metrics-server") { [self] client in
+            let deadline = ContinuousClock.now + Self.headDeadline
             guard scrapes.add(1, ordering: .relaxed).newValue <= Self.maximumScrapes else {
                 scrapes.subtract(1, ordering: .relaxed)
                 _ = SocketListener.send(client, Self.response("503 Service Unavailable", "too many scrapes at once (\(Self.maximumScrapes)); try again\n"))
@@ -79,7 +93,7 @@ final class MetricsServer: Sendable {
                 return
             }
             let thread = Thread { [self] in
-                serve(client, exposition: exposition)
+                serve(client, headBy: deadline, exposition: exposition)
                 scrapes.subtract(1, ordering: .relaxed)
             }
             thread.name = "metrics-scrape"
@@ -90,12 +104,19 @@ final class MetricsServer: Sendable {
     /// Stops accepting and closes the listening socket.
     func stop() { listener.stop() }
 
-    private func serve(_ client: Int32, exposition: @Sendable () -> String) {
+    /// Reads the request head until `deadline` (the whole head, not each read: a client trickling a
+    /// byte at a time is dropped all the same) and answers it.
+    private func serve(_ client: Int32, headBy deadline: ContinuousClock.Instant, exposition: @Sendable () -> String) {
         defer { close(client) }
         var head: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 2048)
-        // A client that never finishes its request is dropped after 5 s.
-        while !Self.endsHead(head), head.count < Self.maximumRequest, listener.waitReadable(client, milliseconds: 5000) {
+        while !Self.endsHead(head), head.count < Self.maximumRequest {
+            let left = (deadline - .now).components
+            let milliseconds = left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000 + 1
+            guard milliseconds > 1, listener.waitReadable(client, milliseconds: Int32(clamping: milliseconds)) else {
+                _ = SocketListener.send(client, Self.response("408 Request Timeout", "the request head must arrive within \(Self.headDeadline)\n"))
+                return
+            }
             let count = chunk.withUnsafeMutableBytes { read(client, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return }

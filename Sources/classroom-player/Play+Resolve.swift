@@ -37,7 +37,6 @@ extension Play {
         let needsServer = output.usesSoundServer || mic.usesSoundServer
         let serverAnswers = needsServer && SoundServerWait.answered(within: waitForServer, console: console)
         let target: OutputTarget
-        var outputDevice: String?
         switch output {
         case .auto:
             target = serverAnswers ? .soundServer(device: nil) : .wavFile(path: try files.reserve(fallbackWav, role: "WAV file"))
@@ -47,8 +46,8 @@ extension Play {
         case .device(let name):
             let known = try devices(for: "--output \(name)")
             guard known.ids(.output).contains(name) else { throw .unknownDevice(role: "sound-server output", name: name, available: known.ids(.output)) }
+            // The session holds a named sink as the user's choice until it goes away (SessionController).
             target = .soundServer(device: name)
-            outputDevice = name
         case .wav(let path):
             target = .wavFile(path: try files.reserve(path, role: "WAV file"))
         case .null:
@@ -94,7 +93,7 @@ extension Play {
         }
         return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
                             uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
-                            output: target, outputDevice: outputDevice, video: videoOutput, snapshots: snapshots,
+                            output: target, video: videoOutput, snapshots: snapshots,
                             timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files, audioTrack: track, rate: rate)
     }
 

@@ -41,11 +41,13 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "The microphone: auto (the route's input device), a sound-server source name, an audio file played as the microphone, or none.",
+        discussion: "A named source is the user's choice: it stays the microphone while it is connected; when it goes away the route's input takes over (event device-choice-ended).",
         valueName: "auto|device|file|none"), transform: MicChoice.parse)
     var mic: MicChoice = .auto
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the mix goes: auto (the sound server's default output, else a WAV at --fallback-wav), default (the sound server's default only), a sound-server sink name, wav:PATH, or null.",
+        discussion: "A named sink is the user's choice: the mix stays on it while it is connected, whatever the route would pick; when it goes away the route's output takes over (event device-choice-ended).",
         valueName: "auto|device|wav:path|null"), transform: OutputChoice.parse)
     var output: OutputChoice = .auto
 
@@ -85,7 +87,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Serve Prometheus metrics at http://HOST:PORT/metrics (alarms by code, levels, peers, profile, route, interruptions, restarts, uptime).",
-        discussion: "Port 0 picks a free port; the 'metrics-listening' event says which.",
+        discussion: "Port 0 picks a free port; the 'metrics-listening' event says which. An empty HOST (:PORT), 0.0.0.0 or :: listens on every interface, so anyone who reaches the machine reads the class's metrics (a 'metrics-server' warning says so); 127.0.0.1:PORT keeps them on the machine.",
         valueName: "host:port"))
     var metrics: String?
 
@@ -156,6 +158,11 @@ struct Play: ParsableCommand {
                 let exporter = MetricsExporter(events: eventLog)
                 metricsServer.start { exporter.exposition() }
                 followers.append(exporter)
+                if metricsServer.listensOnEveryInterface {
+                    let warning = "the metrics server listens on every interface (\(metricsServer.address)): anyone who reaches this machine can read the class's metrics; give 127.0.0.1:PORT to keep them on it"
+                    logger.warning("\(warning)")
+                    eventLog.emit("metrics-server", [("message", .string(warning))])
+                }
                 eventLog.emit("metrics-listening", [("address", .string(metricsServer.address)), ("port", .number(Double(metricsServer.port))),
                                                     ("path", .string("/metrics"))])
             }

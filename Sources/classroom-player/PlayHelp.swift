@@ -32,7 +32,7 @@ enum PlayHelp {
         microphone, configuration-changed, route-changed, volume-changed, ducking-changed, \
         activation-changed, interruption-began, interruption-ended, lesson-pause-requested, \
         policy-corrected, alarm (with code, number, owner, message, context), alarm-cleared, \
-        media-services-lost, media-services-reset, engine-error, output-lost, output-moved, \
+        media-services-lost, media-services-reset, engine-error, output-lost, device-choice-ended, \
         snapshot, snapshot-failed, stop-requested, stopped (reason, exit status, seconds, levels). \
         Log messages are plain text on standard error.
 

@@ -41,8 +41,6 @@ struct PlaySettings: Sendable {
     let microphone: Microphone
     /// Where the mix goes.
     let output: OutputTarget
-    /// A sound-server sink named on the command line (checked against the devices).
-    let outputDevice: String?
     /// The lesson's picture.
     let video: LessonPlayer.VideoOutput
     /// Snapshot folder and interval, for `--video snapshots:DIR`.

@@ -60,7 +60,7 @@ final class PlayerRun: Sendable {
         let microphone: SessionController.MicrophonePolicy
         switch settings.microphone {
         case .none, .route: microphone = .route
-        case .device(let name): microphone = .fixed(.device(name))
+        case .device(let name): microphone = .chosen(name)
         case .file(let path): microphone = .fixed(.file(path: path))
         }
         let sender: UplinkSender?
@@ -150,10 +150,6 @@ final class PlayerRun: Sendable {
         // The courseware is primary playback; the live feed makes RTC live (the session's RTC policy applies).
         let courseware = try? session.lease(.playback, owner: "courseware")
         state.withLock { $0.coursewareLease = courseware }
-        if let device = settings.outputDevice, let output = session.currentRoute.output, output.deviceID != device {
-            events.emit("output-moved", [("requested", .string(device)), ("route", session.currentRoute.json),
-                                         ("reason", .string("the session's route prefers \(output.deviceID) (\(output.port)); the output follows the route"))])
-        }
         try room?.join()
         for peer in settings.peers {
             do {

@@ -11,6 +11,9 @@ extension SessionEvent {
                                          ("corrected", correction.corrected.json), ("summary", .string(correction.summary))])
         case .routeChanged(let reason, let previous, let current):
             return ("route-changed", [("reason", .string(reason.rawValue)), ("route", current.json), ("previous", previous.json)])
+        case .deviceChoiceEnded(let device, let direction):
+            return ("device-choice-ended", [("device", .string(device)), ("direction", .string(direction.rawValue)),
+                                            ("reason", .string("the \(direction) device the user named went away; the route's own choice applies"))])
         case .activationChanged(let isActive):
             return ("activation-changed", [("active", .bool(isActive))])
         case .interruptionBegan(let source):

@@ -126,6 +126,60 @@ struct CitizenMetricsTests {
         #expect(said.first?.contains("cannot accept connections") == true && said.contains { $0.contains("accepts connections again") }, "\(said)")
     }
 
+    @Test("16 connections sending a byte every 4 s hold the scrape slots at most 5 s from accept: a scrape is answered again while they still trickle")
+    func slowlorisIsBounded() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 40, volume: 0)
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--output", "null", "--mic", "none", "--events", events.path, "--metrics", "127.0.0.1:0",
+                                        "--no-stdin", "--no-mpris"], in: folder)
+        defer { player.signal(SIGKILL) }
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "metrics-listening").isEmpty }, "stderr: \(player.stderr)")
+        let port = try #require(Fixtures.events(events, named: "metrics-listening").first?["port"] as? Int)
+
+        // Each slow client sends its request head a byte every 4 s: before each per-read wait of 5 s ends.
+        let slow = (0..<16).compactMap { _ in Self.connect(port) }
+        #expect(slow.count == 16)
+        let stop = DispatchSemaphore(value: 0), stopped = DispatchSemaphore(value: 0)
+        let trickle = Thread {
+            defer { stopped.signal() }
+            for byte in Array("GET /metrics HTTP/1.0\r\nX-Slow: yes\r\n".utf8) {
+                for client in slow { var one = byte; _ = send(client, &one, 1, Int32(MSG_NOSIGNAL)) }
+                if stop.wait(timeout: .now() + 4) == .success { return }   // the attacker's pace
+            }
+        }
+        trickle.start()
+        defer { stop.signal(); stopped.wait(); slow.forEach { close($0) } }
+        #expect(await waitUntil(timeout: .seconds(2)) { Self.scrape(port).hasPrefix("HTTP/1.0 503") }, "the slow clients did not take the scrape slots")
+        let started = ContinuousClock.now
+        let answered = await waitUntil(timeout: .seconds(9)) { Self.scrape(port).hasPrefix("HTTP/1.0 200") }
+        print("FIGURE metrics under 16 slow clients: answered again \(answered) after \(ContinuousClock.now - started)")
+        #expect(answered, "every scrape refused while 16 clients trickled their heads")
+    }
+
+    @Test("--metrics :PORT says it listens on every interface (help and a warning event); 127.0.0.1:PORT does not")
+    func everyInterfaceIsSaid() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let help = try await PlayerProcess.run(["play", "--help"], in: folder)
+        #expect(help.stdout.contains("every interface"), "\(help.stdout)")
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 40, volume: 0)
+        for (address, warns) in [(":0", true), ("127.0.0.1:0", false)] {
+            let events = folder.appendingPathComponent("events-\(warns).jsonl")
+            // In a network namespace of its own: "every interface" is only its loopback, which is down.
+            let player = try PlayerProcess(["-n", PlayerProcess.executable.path, "play", lesson.path, "--output", "null", "--mic", "none",
+                                            "--events", events.path, "--metrics", address, "--no-stdin", "--no-mpris"], in: folder,
+                                           executable: URL(fileURLWithPath: "/usr/bin/unshare"))
+            defer { player.signal(SIGKILL) }
+            #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "metrics-listening").isEmpty }, "stderr: \(player.stderr)")
+            let said = Fixtures.events(events, named: "metrics-server").compactMap { $0["message"] as? String }
+            #expect(said.contains { $0.contains("every interface") } == warns, "\(address): \(said)")
+        }
+    }
+
     /// How many descriptors `pid` holds once the number has stayed the same for 300 ms (read every
     /// 50 ms, for at most 5 s); nil if it never settles.
     static func settledDescriptorCount(of pid: Int32) async -> Int? {
