@@ -153,7 +153,7 @@ final class PlayerRun: Sendable {
             events.emit("output-moved", [("requested", .string(device)), ("route", session.currentRoute.json),
                                          ("reason", .string("the session's route prefers \(output.deviceID) (\(output.port)); the output follows the route"))])
         }
-        try room?.join()
+        try room?.join { [weak self] error in self?.finish(.cannotUse(error.description)) }
         for peer in settings.peers {
             do {
                 try peers.add(id: peer.id, source: peer.source, by: "command line")
