@@ -11,6 +11,7 @@ with our transaction on the first long poll) unless MODE changes it:
   forbidden       every POST answers Janus's 403 (wrong or missing secret/token)
   silent-join     `join` is acked, no `joined` ever comes: polls are held 60 s
   error-500       the first 3 POSTs answer HTTP 500, then it behaves
+  no-audio        (or any other name) it behaves, and sends no RTP
 Writes one line per request to stdout ("POST /janus", "GET /janus/1?maxev=10 held", ...).
 """
 import json

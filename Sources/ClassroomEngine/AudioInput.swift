@@ -152,6 +152,13 @@ final class ArrivalClock: Sendable {
     /// Records "now".
     func mark() { nanoseconds.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
 
+    /// Audio is due within `grace` from now (a room just joined): silence counts from then, so a
+    /// feed that never delivers raises 1025 too, not only one that stopped.
+    func expect(within grace: ClockTime) {
+        let due = DispatchTime.now().uptimeNanoseconds + grace.nanoseconds
+        _ = nanoseconds.max(due, ordering: .relaxed)
+    }
+
     /// Time since the last buffer; nil when none came yet.
     func silence(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> ClockTime? {
         let last = nanoseconds.load(ordering: .relaxed)

@@ -92,6 +92,19 @@ struct JanusProtocol: Sendable {
         _ = try post(url.appendingPathComponent("\(session)"), ["janus": "destroy"])
     }
 
+    /// `leave` and `destroy`, waiting at most `seconds` for a server that is gone or hangs: Janus
+    /// drops the session itself after its timeout, and a stop does not wait longer for it.
+    func farewell(session: UInt64, handle: UInt64?, within seconds: TimeInterval) {
+        let quick = JanusProtocol(url: url, timeout: seconds / 2)
+        let told = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if let handle { try? quick.leave(session: session, handle: handle) }
+            try? quick.destroy(session: session)
+            told.signal()
+        }
+        _ = told.wait(timeout: .now() + seconds)
+    }
+
     // MARK: AudioBridge requests (answered by an event on the long poll)
 
     /// `join` as a plain-RTP participant: Janus will send the room's mix as Opus to `rtpAddress:rtpPort`

@@ -25,5 +25,7 @@ extension JanusRoom {
         /// The room cannot be joined as configured (not Janus, no such room, a wrong pin …): what to
         /// change. The room stops trying; `leave()` still cleans up.
         case refused(String)
+        /// Joined, but none of the room's audio arrives: why, and what to check.
+        case silent(String)
     }
 }

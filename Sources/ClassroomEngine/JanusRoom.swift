@@ -50,18 +50,22 @@ public final class JanusRoom: Sendable {
     private let requests = DispatchQueue(label: "classroom-audio.janus-room")
     private let wake = DispatchSemaphore(value: 0)
 
-    /// Prepares the room's input and receiver on a free local UDP port; nothing is joined yet.
-    public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String = "127.0.0.1", logger: Logger) throws(EngineError) {
+    /// Prepares the room's input and receiver on a free local UDP port of `localAddress` — by
+    /// default the address this machine reaches the Janus host from, which Janus sends the mix
+    /// to; nothing is joined yet.
+    public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String? = nil, logger: Logger) throws(EngineError) {
         guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
         self.address = address
         self.engine = engine
         self.api = JanusProtocol(url: url, timeout: 5)
-        self.localAddress = localAddress
+        let local: String
+        if let localAddress { local = localAddress } else { local = try LocalRoute.sourceAddress(toward: address.host, port: address.port) }
+        self.localAddress = local
         self.logger = logger
-        localPort = try LocalPort.free(.udp, on: localAddress)
+        localPort = try LocalPort.free(.udp, on: local)
         input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)
         do {
-            feed = try PeerFeed(source: .rtp(address: localAddress, port: localPort, payloadType: JanusRoom.payloadType), input: input, logger: logger)
+            feed = try PeerFeed(source: .rtp(address: local, port: localPort, payloadType: JanusRoom.payloadType), input: input, logger: logger)
         } catch {
             try? engine.removeInput(id: input.id)
             throw error
@@ -123,17 +127,7 @@ public final class JanusRoom: Sendable {
         }
         guard !wasStopping else { return }
         wake.signal()
-        if let session {
-            let quick = JanusProtocol(url: api.url, timeout: 0.5)
-            let told = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                if let handle { try? quick.leave(session: session, handle: handle) }
-                try? quick.destroy(session: session)
-                told.signal()
-            }
-            // Janus drops the session itself after its timeout: a stop does not wait longer for it.
-            _ = told.wait(timeout: .now() + 1)
-        }
+        if let session { api.farewell(session: session, handle: handle, within: 1) }
         sender?.stop()
         feed.stop()
         try? engine.removeInput(id: input.id)
@@ -215,6 +209,9 @@ public final class JanusRoom: Sendable {
         logger.info("room joined", metadata: ["room": "\(address)", "id": "\(id)", "rtp": "\(rtpAddress):\(rtpPort)"])
         handler?(.joined(id: id, participants: list))
         tellServerTheMute()
+        JanusRoom.watchForAudio(on: input, at: localAddress.contains(":") ? "[\(localAddress)]:\(localPort)" : "\(localAddress):\(localPort)", from: address.host, logger: logger) { [weak self] in
+            self?.state.withLock { $0.session == session && !$0.stopping ? $0.handler : nil }
+        }
     }
 
     // MARK: The room's thread

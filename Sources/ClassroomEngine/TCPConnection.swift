@@ -22,22 +22,14 @@ struct TCPConnection {
 
     /// Connects to `host` (a name or an IPv4/IPv6 literal):`port`, trying each address it resolves to.
     init(host: String, port: Int, deadline: Date) throws(Failure) {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let resolved = getaddrinfo(host, "\(port)", &hints, &list)
-        guard resolved == 0, let first = list else { throw .resolve("\(host) cannot be resolved (\(String(cString: gai_strerror(resolved))))") }
-        defer { freeaddrinfo(list) }
+        let resolved = ResolvedHost.addresses(of: host, port: port, type: SOCK_STREAM)
+        if let failure = resolved.failure { throw .resolve(failure) }
         var lastError = "no address"
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let current = entry {
-            entry = current.pointee.ai_next
-            let descriptor = socket(current.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+        for address in resolved.addresses {
+            let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { lastError = String(cString: strerror(errno)); continue }
             _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-            if connect(descriptor, current.pointee.ai_addr, current.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
-               TCPConnection.wait(descriptor, for: Int16(POLLOUT), until: deadline) {
+            if address.connect(descriptor), TCPConnection.wait(descriptor, for: Int16(POLLOUT), until: deadline) {
                 var error: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
                 if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 {

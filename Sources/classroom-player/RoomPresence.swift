@@ -72,6 +72,8 @@ final class RoomPresence: Sendable {
             events.emit("room-left", [])
         case .refused(let reason):
             events.emit("room-refused", [("message", .string(reason))])
+        case .silent(let reason):
+            events.emit("room-silent", [("message", .string(reason))])
         }
     }
 }
