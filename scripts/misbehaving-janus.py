@@ -11,6 +11,7 @@ with our transaction on the first long poll) unless MODE changes it:
   forbidden       every POST answers Janus's 403 (wrong or missing secret/token)
   silent-join     `join` is acked, no `joined` ever comes: polls are held 60 s
   error-500       the first 3 POSTs answer HTTP 500, then it behaves
+  hang-after-join once it said `joined`, every request is held 60 s (leave and destroy too)
   no-audio        (or any other name) it behaves, and sends no RTP
 Writes one line per request to stdout ("POST /janus", "GET /janus/1?maxev=10 held", ...).
 """
@@ -51,6 +52,10 @@ class Handler(BaseHTTPRequestHandler):
             state["posts"] += 1
             posts = state["posts"]
         transaction = request.get("transaction")
+        if MODE == "hang-after-join" and state["polls"] > 1:
+            self.note(f"POST {self.path} held")
+            time.sleep(60)
+            return
         if MODE == "redirect" and not self.path.startswith("/elsewhere"):
             self.send_response(302)
             self.send_header("Location", "/elsewhere" + self.path)
@@ -88,6 +93,9 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(60)
             return
         self.note(f"GET {self.path}")
+        if polls > 1 and MODE == "hang-after-join":
+            time.sleep(60)
+            return
         if polls > 1:
             if MODE == "huge-poll":
                 self.send_response(200)

@@ -70,9 +70,23 @@ struct JanusTrustTests {
         #expect(await waitUntil(timeout: .seconds(15)) { janus.seen.contains("held") }, "\(janus.seen)")
         // The poll is held for 60 s: the class starts while it is.
         #expect(await waitUntil(timeout: .seconds(8)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        let signalled = ContinuousClock.now
         player.signal(SIGTERM)
         #expect(try await player.exitStatus(within: .seconds(5)) == 143, "stderr: \(player.stderr)")
+        print("FIGURE SIGTERM to exit with the join's poll held: \(ContinuousClock.now - signalled)")
         #expect(!Fixtures.events(events, named: "stopped").isEmpty)
+    }
+
+    @Test("a Janus that hangs once joined does not hold the stop: SIGTERM ends the player while its leave and destroy go unanswered")
+    func hangsOnLeave() async throws {
+        let (folder, janus, player, events) = try await kiosk("hang-after-join", seconds: 30)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "room-joined").isEmpty }, "stderr: \(player.stderr)")
+        let signalled = ContinuousClock.now
+        player.signal(SIGTERM)
+        #expect(try await player.exitStatus(within: .seconds(4)) == 143, "stderr: \(player.stderr)")
+        print("FIGURE SIGTERM to exit with Janus hanging: \(ContinuousClock.now - signalled)")
+        #expect(janus.seen.contains("POST /janus/1001/2002 held") || janus.seen.contains("POST /janus/1001 held"), "\(janus.seen)")
     }
 
     @Test("HTTP 500 at the start is retried like a lost room, not exit 1: room-lost, then room-joined, and the class plays to its end")
