@@ -4,11 +4,15 @@
 # (1234 takes plain-RTP participants, 2222 does not, 3333 has the pin "secret"), every other
 # plugin, transport and logger disabled.
 #
-#   scripts/janus-server.sh CONFIG_DIR HTTP_PORT
+#   scripts/janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]
+#
+# ADDRESS (127.0.0.1 unless given) is where the HTTP API listens and the address the AudioBridge
+# names for RTP: kiosks on other hosts (or network namespaces) reach it there.
 set -euo pipefail
 
-dir=${1:?usage: janus-server.sh CONFIG_DIR HTTP_PORT}
-port=${2:?usage: janus-server.sh CONFIG_DIR HTTP_PORT}
+dir=${1:?usage: janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]}
+port=${2:?usage: janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]}
+address=${3:-127.0.0.1}
 libraries=/usr/lib/x86_64-linux-gnu/janus
 [[ -d $libraries ]] || libraries=$(dirname "$(dpkg -L janus | grep -m1 '/janus/plugins/')")
 mkdir -p "$dir"
@@ -24,14 +28,14 @@ events: { broadcast = false }
 JCFG
 
 cat > "$dir/janus.transport.http.jcfg" <<JCFG
-general: { json = "plain", base_path = "/janus", http = true, port = $port, ip = "127.0.0.1", https = false }
+general: { json = "plain", base_path = "/janus", http = true, port = $port, ip = "$address", https = false }
 admin: { admin_http = false }
 JCFG
 
 # local_ip: without it Janus names the host's first interface address for RTP, and packets sent
 # to 127.0.0.1 never arrive (shared/RTC-NOTES.md).
 cat > "$dir/janus.plugin.audiobridge.jcfg" <<JCFG
-general: { local_ip = "127.0.0.1" }
+general: { local_ip = "$address" }
 room-1234: { description = "Class 1234", sampling_rate = 48000, allow_rtp_participants = true }
 room-2222: { description = "No plain RTP", sampling_rate = 48000 }
 room-3333: { description = "With a pin", sampling_rate = 48000, pin = "secret", allow_rtp_participants = true }

@@ -45,8 +45,8 @@ public final class AudioInput: Sendable {
     let duck: VolumeControl?
     private let removed = Atomic<Bool>(false)
     /// When audio was last pushed into this input (alarm 1025 is about pushes that stop, not
-    /// about a mixer held up by its output).
-    let arrivals = ArrivalClock()
+    /// about a mixer held up by its output); a room that waits for its first audio sets it ahead.
+    public let arrivals = ArrivalClock()
     private let dropped = Atomic<Int>(0)
 
     init(id: String, kind: Kind, format: AudioFormat, source: AppSource, elements: [Element], mixerPad: Pad, duck: VolumeControl?,
@@ -146,14 +146,21 @@ public final class AudioInput: Sendable {
 }
 
 /// The monotonic time of the last buffer seen, written on a streaming thread.
-final class ArrivalClock: Sendable {
+public final class ArrivalClock: Sendable {
     private let nanoseconds = Atomic<UInt64>(0)
 
     /// Records "now".
-    func mark() { nanoseconds.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+    public func mark() { nanoseconds.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+
+    /// Audio is due within `grace` from now (a room just joined): silence counts from then, so a
+    /// feed that never delivers raises 1025 too, not only one that stopped.
+    public func expect(within grace: ClockTime) {
+        let due = DispatchTime.now().uptimeNanoseconds + grace.nanoseconds
+        _ = nanoseconds.max(due, ordering: .relaxed)
+    }
 
     /// Time since the last buffer; nil when none came yet.
-    func silence(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> ClockTime? {
+    public func silence(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> ClockTime? {
         let last = nanoseconds.load(ordering: .relaxed)
         guard last > 0 else { return nil }
         return ClockTime(nanoseconds: now > last ? now - last : 0)

@@ -1,10 +1,5 @@
 import ClassroomEngine
-import Dispatch
 import Foundation
-import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Janus's HTTP API and its AudioBridge plugin, as a plain-RTP participant uses them — every
 /// request, reply and event of the protocol is in this file (janus.conf.meetecho.com/docs/rest,
@@ -15,6 +10,8 @@ struct JanusProtocol: Sendable {
     enum Failure: Error, Sendable, CustomStringConvertible {
         /// Nothing answered (refused, unreachable, timed out): the server may come back.
         case unreachable(String)
+        /// The server answered HTTP 500, 502, 503 or 504: it (or a proxy before it) fails now and may recover.
+        case serverError(String)
         /// Something answered, but not as Janus does.
         case notJanus(String)
         /// Janus refused a request (e.g. 458 no such session).
@@ -25,9 +22,18 @@ struct JanusProtocol: Sendable {
         var description: String {
             switch self {
             case .unreachable(let why): return "the server does not answer (\(why))"
+            case .serverError(let why): return "the server fails (\(why))"
             case .notJanus(let why): return "it is not a Janus server (\(why))"
             case .janus(let code, let reason): return "Janus refused: \(reason) (\(code))"
             case .audioBridge(let code, let reason): return "the AudioBridge refused: \(reason) (\(code))"
+            }
+        }
+
+        /// Whether it may fix itself (the server comes back or recovers): retried, not reported for good.
+        var isTransient: Bool {
+            switch self {
+            case .unreachable, .serverError: return true
+            case .notJanus, .janus, .audioBridge: return false
             }
         }
     }
@@ -41,8 +47,8 @@ struct JanusProtocol: Sendable {
 
     /// What the long poll brings.
     enum Event: Sendable {
-        /// We joined: our id, who is there, and where to send our RTP.
-        case joined(id: UInt64, participants: [Participant], rtpAddress: String, rtpPort: Int)
+        /// Someone joined with an id and an RTP address: us when `transaction` is our join's.
+        case joined(transaction: String?, id: UInt64, participants: [Participant], rtpAddress: String, rtpPort: Int)
         /// Participants joined or changed (mute).
         case participants([Participant])
         /// A participant left.
@@ -77,7 +83,7 @@ struct JanusProtocol: Sendable {
     func attachAudioBridge(session: UInt64) throws(Failure) -> UInt64 {
         let reply = try post(url.appendingPathComponent("\(session)"), ["janus": "attach", "plugin": "janus.plugin.audiobridge"])
         guard let id = JanusProtocol.id(reply["data"].flatMap { ($0 as? [String: Any])?["id"] }) else {
-            throw .notJanus("'attach' returned no handle id; is the AudioBridge plugin enabled?")
+            throw .notJanus("'attach' returned no handle id")
         }
         return id
     }
@@ -85,6 +91,19 @@ struct JanusProtocol: Sendable {
     /// `destroy` the session (leaves every handle's room).
     func destroy(session: UInt64) throws(Failure) {
         _ = try post(url.appendingPathComponent("\(session)"), ["janus": "destroy"])
+    }
+
+    /// `leave` and `destroy`, waiting at most `seconds` for a server that is gone or hangs: Janus
+    /// drops the session itself after its timeout, and a stop does not wait longer for it.
+    func farewell(session: UInt64, handle: UInt64?, within seconds: TimeInterval) {
+        let quick = JanusProtocol(url: url, timeout: seconds / 2)
+        let told = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            if let handle { try? quick.leave(session: session, handle: handle) }
+            try? quick.destroy(session: session)
+            told.signal()
+        }
+        _ = told.wait(timeout: .now() + seconds)
     }
 
     // MARK: AudioBridge requests (answered by an event on the long poll)
@@ -122,9 +141,10 @@ struct JanusProtocol: Sendable {
 
     /// `GET /janus/SESSION?maxev=N`: waits (Janus holds it up to 30 s) for up to N events. It also
     /// keeps the session alive.
-    func poll(session: UInt64, maxEvents: Int = 10) throws(Failure) -> [Event] {
+    /// `timeout` bounds a poll that the server holds longer than it should.
+    func poll(session: UInt64, maxEvents: Int = 10, timeout: TimeInterval = 40) throws(Failure) -> [Event] {
         guard let pollURL = URL(string: url.appendingPathComponent("\(session)").absoluteString + "?maxev=\(maxEvents)") else { return [] }
-        let value = try request(pollURL, body: nil, timeout: 40)
+        let value = try request(pollURL, body: nil, timeout: max(timeout, 0.1))
         let items = (value as? [Any]) ?? [value]
         return try items.map { item throws(Failure) in
             guard let event = item as? [String: Any] else { throw .notJanus("an event that is not a JSON object") }
@@ -153,7 +173,7 @@ struct JanusProtocol: Sendable {
                 // A "joined" without our id and RTP address is another participant joining.
                 return .participants(participants)
             }
-            return .joined(id: id, participants: participants, rtpAddress: address, rtpPort: port)
+            return .joined(transaction: transaction, id: id, participants: participants, rtpAddress: address, rtpPort: port)
         case "left":
             return .left
         case "destroyed":
@@ -179,34 +199,34 @@ struct JanusProtocol: Sendable {
         if reply["janus"] as? String == "error", let error = reply["error"] as? [String: Any] {
             throw .janus(code: (error["code"] as? Int) ?? 0, reason: (error["reason"] as? String) ?? "unknown")
         }
+        // Janus answers each request with its transaction: a reply for another one is not ours to take.
+        guard reply["transaction"] as? String == transaction else {
+            throw .notJanus("the reply at \(target.path) is for another transaction (\(reply["transaction"] ?? "none"))")
+        }
         return reply
     }
 
-    /// One HTTP exchange (URLSession), decoded as JSON.
+    /// One HTTP exchange (`JanusHTTP`: bounded, no redirects), decoded as JSON.
     private func request(_ target: URL, body: [String: Any]?, timeout: TimeInterval) throws(Failure) -> Any {
-        var request = URLRequest(url: target, timeoutInterval: timeout)
-        if let body {
-            request.httpMethod = "POST"
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try? JSONSerialization.data(withJSONObject: body)
+        let host = (target.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        let path = target.path + (target.query.map { "?\($0)" } ?? "")
+        let data = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) }
+        switch JanusHTTP.exchange(host: host, port: target.port ?? 80, method: body == nil ? "GET" : "POST", path: path, body: data, timeout: timeout) {
+        case .failed(let why):
+            throw .unreachable(why)
+        case .tooLarge(let bytes):
+            throw .notJanus("a reply at \(target.path) of more than \(JanusHTTP.maxReplyBytes / 1024) KiB (\(bytes / 1024) KiB came) was cut off; Janus's replies are a few KiB")
+        case .redirected(let status, let location):
+            throw .notJanus("HTTP \(status) at \(target.path) redirects to \(location), which the kiosk does not follow; name the Janus API itself")
+        case .reply(let status, let data):
+            // Failing or behind a gateway that cannot reach it now; a 501 is a server that is no Janus.
+            if [500, 502, 503, 504].contains(status) { throw .serverError("HTTP status \(status) at \(target.path)") }
+            if status == 401 || status == 403 { throw .janus(code: 403, reason: "HTTP status \(status) at \(target.path)") }
+            guard (200..<300).contains(status) else { throw .notJanus("HTTP status \(status) at \(target.path)") }
+            guard let value = try? JSONSerialization.jsonObject(with: data) else { throw .notJanus("the reply at \(target.path) is not JSON") }
+            return value
         }
-        let result = Exchange()
-        let task = JanusProtocol.session.dataTask(with: request) { data, response, error in
-            result.finish(data: data, status: (response as? HTTPURLResponse)?.statusCode, error: error?.localizedDescription)
-        }
-        task.resume()
-        guard let (data, status, error) = result.wait(upTo: timeout + 1) else {
-            task.cancel()
-            throw .unreachable("no answer within \(Int(timeout)) s")
-        }
-        if let error { throw .unreachable(error) }
-        guard let status, (200..<300).contains(status) else { throw .notJanus("HTTP status \(status.map(String.init) ?? "none") at \(target.path)") }
-        guard let data, let value = try? JSONSerialization.jsonObject(with: data) else { throw .notJanus("the reply at \(target.path) is not JSON") }
-        return value
     }
-
-    /// One session for every request: connections are reused.
-    private static let session = URLSession(configuration: .ephemeral)
 
     /// A fresh transaction id.
     static func transaction() -> String { UUID().uuidString }
@@ -216,21 +236,5 @@ struct JanusProtocol: Sendable {
         if let number = value as? NSNumber { return number.uint64Value }
         if let text = value as? String { return UInt64(text) }
         return nil
-    }
-}
-
-/// The result of one URLSession task, handed from its callback to the waiting thread.
-private final class Exchange: Sendable {
-    private let result = Mutex<(Data?, Int?, String?)?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    func finish(data: Data?, status: Int?, error: String?) {
-        result.withLock { $0 = (data, status, error) }
-        done.signal()
-    }
-
-    func wait(upTo seconds: TimeInterval) -> (Data?, Int?, String?)? {
-        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
-        return result.withLock { $0 }
     }
 }

@@ -16,10 +16,14 @@ extension JanusRoom {
             return "room \(address.room) refused the pin; give the room's pin as ?pin=PIN"
         case .audioBridge(let code, let reason):
             return "the AudioBridge refused to join room \(address.room): \(reason) (\(code))"
+        case .janus(403, let reason):
+            return "Janus refused the request as unauthorized: \(reason) (403); the server wants an API secret or token (api_secret or token_auth in janus.jcfg), which this kiosk does not send: turn them off for this server or name one without them"
+        case .janus(460, let reason):
+            return "Janus has no AudioBridge: \(reason) (460); enable janus.plugin.audiobridge on the server"
         case .janus(let code, let reason):
-            return "Janus refused: \(reason) (\(code)); is the AudioBridge plugin enabled?"
-        case .unreachable(let why):
-            return "the server does not answer (\(why))"
+            return "Janus refused: \(reason) (\(code))"
+        case .unreachable, .serverError:
+            return failure.description
         }
     }
 }

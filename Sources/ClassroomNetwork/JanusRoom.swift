@@ -13,30 +13,6 @@ import Synchronization
 /// answering is `lost` (the room input goes quiet, so alarm 1025 follows) and the room rejoins
 /// with backoff (1, 2, 4 … 30 s) until it is back. Protocol details are in `JanusProtocol`.
 public final class JanusRoom: Sendable {
-    /// A participant of the room.
-    public struct Participant: Sendable, Hashable {
-        /// The AudioBridge's id.
-        public let id: UInt64
-        /// The name it joined with.
-        public let display: String?
-        /// Whether it is muted in the room.
-        public let muted: Bool
-    }
-
-    /// What happens to the room, on the room's own threads.
-    public enum Event: Sendable {
-        /// Joined (again): our id and who else is there.
-        case joined(id: UInt64, participants: [Participant])
-        /// Someone joined.
-        case participantJoined(Participant)
-        /// Someone left.
-        case participantLeft(Participant)
-        /// The server stopped answering or dropped us; the next attempt comes after `retryIn`.
-        case lost(reason: String, retryIn: Duration)
-        /// We left (on `leave()`).
-        case left
-    }
-
     /// The peer id of the room's mix.
     public static let peerID = "room"
     /// The RTP payload type used both ways.
@@ -75,39 +51,36 @@ public final class JanusRoom: Sendable {
     private let requests = DispatchQueue(label: "classroom-audio.janus-room")
     private let wake = DispatchSemaphore(value: 0)
 
-    /// Prepares the room's input and receiver on a free local UDP port; nothing is joined yet.
-    public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String = "127.0.0.1", logger: Logger) throws(EngineError) {
+    /// Prepares the room's input and receiver on a free local UDP port of `localAddress` — by
+    /// default the address this machine reaches the Janus host from, which Janus sends the mix
+    /// to; nothing is joined yet.
+    public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String? = nil, logger: Logger) throws(EngineError) {
         guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
         self.address = address
         self.engine = engine
         self.api = JanusProtocol(url: url, timeout: 5)
-        self.localAddress = localAddress
+        let local: String
+        if let localAddress { local = localAddress } else { local = try LocalRoute.sourceAddress(toward: address.host, port: address.port) }
+        self.localAddress = local
         self.logger = logger
-        localPort = try LocalPort.free(.udp, on: localAddress)
+        localPort = try LocalPort.free(.udp, on: local)
         input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)
         do {
-            feed = try PeerFeed(source: .rtp(address: localAddress, port: localPort, payloadType: JanusRoom.payloadType), input: input, logger: logger)
+            feed = try PeerFeed(source: .rtp(address: local, port: localPort, payloadType: JanusRoom.payloadType), input: input, logger: logger)
         } catch {
             try? engine.removeInput(id: input.id)
             throw error
         }
     }
 
-    /// Joins the room, muted or not. Throws for what will not fix itself — not a Janus server, no
-    /// such room, a wrong pin, a room without plain-RTP participants; a server that does not answer
-    /// is reported `lost` and retried. `onEvent` runs on the room's threads.
+    /// Starts receiving and joins the room, muted or not, on the room's own thread: the caller goes
+    /// on at once (a Janus that never answers the join held a class's start for 25-41 s). What will
+    /// not fix itself — not a Janus server, no such room, a wrong pin, a room without plain-RTP
+    /// participants — comes as `refused`; a server that does not answer or fails is `lost` and
+    /// retried. Throws only when the receiver cannot start. `onEvent` runs on the room's threads.
     public func join(muted: Bool, onEvent: @escaping @Sendable (Event) -> Void) throws(EngineError) {
         state.withLock { $0.muted = muted; $0.handler = onEvent }
         try feed.start { _ in }
-        do {
-            try attemptJoin()
-        } catch .unreachable(let why) {
-            lost(because: "the server \(address.host):\(address.port) does not answer (\(why))")
-        } catch {
-            feed.stop()
-            try? engine.removeInput(id: input.id)
-            throw .badEndpoint(address.description, reason: JanusRoom.advice(for: error, address: address))
-        }
         Thread.detachNewThread { [self] in run() }
     }
 
@@ -146,8 +119,8 @@ public final class JanusRoom: Sendable {
     /// Who else is in the room.
     public var participants: [Participant] { state.withLock { Array($0.participants.values) }.sorted { $0.id < $1.id } }
 
-    /// Leaves the room and destroys the session (bounded: about 2 s when the server is gone), then
-    /// stops sending and receiving and takes the room's input out of the mix.
+    /// Leaves the room and destroys the session (waiting at most a second for a server that is gone
+    /// or hangs), then stops sending and receiving and takes the room's input out of the mix.
     public func leave() {
         let (session, handle, sender, handler, wasStopping) = state.withLock { state in
             defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil }
@@ -155,11 +128,7 @@ public final class JanusRoom: Sendable {
         }
         guard !wasStopping else { return }
         wake.signal()
-        let quick = JanusProtocol(url: api.url, timeout: 2)
-        if let session {
-            if let handle { try? quick.leave(session: session, handle: handle) }
-            try? quick.destroy(session: session)
-        }
+        if let session { api.farewell(session: session, handle: handle, within: 1) }
         sender?.stop()
         feed.stop()
         try? engine.removeInput(id: input.id)
@@ -182,16 +151,26 @@ public final class JanusRoom: Sendable {
             try? api.destroy(session: session)
             throw error
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            for event in try api.poll(session: session) {
+        let deadline = Date().addingTimeInterval(10)
+        polling: while Date() < deadline, !state.withLock({ $0.stopping }) {
+            // A poll the server holds is bounded by the join's deadline too.
+            let events: [JanusProtocol.Event]
+            do {
+                events = try api.poll(session: session, timeout: deadline.timeIntervalSinceNow)
+            } catch .unreachable where Date() >= deadline {
+                break polling
+            }
+            for event in events {
                 switch event {
-                case .joined(let id, let participants, let rtpAddress, let rtpPort):
+                case .joined(let ours, let id, let participants, let rtpAddress, let rtpPort) where ours == transaction:
                     try joined(session: session, handle: handle, id: id, participants: participants, rtpAddress: rtpAddress, rtpPort: rtpPort, muted: muted)
                     return
                 case .failed(let failed, let failure) where failed == transaction:
                     try? api.destroy(session: session)
                     throw failure
+                case .joined(let other, let id, _, _, _):
+                    // Someone else's join (or a server mixing up transactions): not a reason to send our RTP anywhere.
+                    logger.warning("room: a 'joined' for another transaction (\(other ?? "none"), id \(id)) is not ours; still waiting for ours")
                 default:
                     apply(event)
                 }
@@ -213,23 +192,45 @@ public final class JanusRoom: Sendable {
             throw .notJanus("the room's RTP address \(rtpAddress):\(rtpPort) cannot be sent to: \(error)")
         }
         let list = participants.map { Participant(id: $0.id, display: $0.display, muted: $0.muted) }
-        let (handler, old) = state.withLock { state in
+        let installed = state.withLock { state -> ((@Sendable (Event) -> Void)?, UplinkSender?)? in
+            // A join that came back after `leave()`: nothing is installed.
+            guard !state.stopping else { return nil }
             defer {
                 state.session = session; state.handle = handle; state.ownID = id; state.sender = sender; state.attempt = 0; state.serverMuted = muted
                 state.participants = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
             }
             return (state.handler, state.sender)
         }
+        guard let (handler, old) = installed else {
+            sender.stop()
+            try? api.destroy(session: session)
+            return
+        }
         old?.stop()
         logger.info("room joined", metadata: ["room": "\(address)", "id": "\(id)", "rtp": "\(rtpAddress):\(rtpPort)"])
         handler?(.joined(id: id, participants: list))
         tellServerTheMute()
+        JanusRoom.watchForAudio(on: input, at: localAddress.contains(":") ? "[\(localAddress)]:\(localPort)" : "\(localAddress):\(localPort)", from: address.host, logger: logger) { [weak self] in
+            self?.state.withLock { $0.session == session && !$0.stopping ? $0.handler : nil }
+        }
     }
 
     // MARK: The room's thread
 
-    /// Long-polls while joined; rejoins with backoff while not; ends with `leave()`.
+    /// Joins; long-polls while joined; rejoins with backoff while not; ends with `leave()` or a
+    /// first join refused for good.
     private func run() {
+        do {
+            try attemptJoin()
+        } catch {
+            guard !state.withLock({ $0.stopping }) else { return }
+            guard error.isTransient else {
+                logger.error("room: \(address) refused: \(error)")
+                state.withLock { $0.handler }?(.refused(JanusRoom.advice(for: error, address: address)))
+                return
+            }
+            lost(because: "the server \(address.host):\(address.port) cannot be joined now: \(error)")
+        }
         while !state.withLock({ $0.stopping }) {
             guard let session = state.withLock({ $0.session }) else {
                 let attempt = state.withLock { state -> Int in defer { state.attempt += 1 }; return state.attempt }

@@ -27,9 +27,12 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public init(uri: String, defaultDisplay: String = "kiosk") throws(EngineError) {
         let example = "a room is janus://HOST:PORT/ROOM, e.g. janus://127.0.0.1:8088/1234?display=kiosk-7"
         guard let components = URLComponents(string: uri), components.scheme?.lowercased() == "janus",
-              let host = components.host, !host.isEmpty else {
+              let bracketed = components.host, !bracketed.isEmpty else {
             throw .badEndpoint(uri, reason: example)
         }
+        // An IPv6 literal comes with its brackets ([::1]): the host is what is inside them.
+        let host = bracketed.hasPrefix("[") && bracketed.hasSuffix("]") ? String(bracketed.dropFirst().dropLast()) : bracketed
+        guard !host.isEmpty else { throw .badEndpoint(uri, reason: example) }
         let path = components.path.split(separator: "/")
         guard path.count == 1, let room = UInt64(path[0]) else {
             throw .badEndpoint(uri, reason: "the room is a number after the host (AudioBridge rooms are numbered); \(example)")

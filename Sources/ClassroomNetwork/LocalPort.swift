@@ -7,9 +7,9 @@ import Foundation
 public enum LocalPort {
     public enum Transport: Sendable { case udp, tcp }
 
-    /// A free `transport` port on `address`.
+    /// A free `transport` port on `address` (IPv4, or IPv6 when it has a colon).
     public static func free(_ transport: Transport = .udp, on address: String = "127.0.0.1") throws(EngineError) -> Int {
-        let descriptor = socket(AF_INET, Int32(transport == .udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(transport == .udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw .badEndpoint(address, reason: "no socket can be opened (\(String(cString: strerror(errno))))") }
         defer { close(descriptor) }
         return try bind(descriptor, to: address, port: 0)
@@ -18,15 +18,29 @@ public enum LocalPort {
     /// Binds `descriptor` to `address`:`port` (0: any free one) and returns the port bound.
     @discardableResult
     public static func bind(_ descriptor: Int32, to address: String = "127.0.0.1", port: Int) throws(EngineError) -> Int {
+        if address.contains(":") { return try bind6(descriptor, to: address, port: port) }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_port = UInt16(port).bigEndian
         guard inet_pton(AF_INET, address, &local.sin_addr) == 1 else { throw .badEndpoint(address, reason: "not an IPv4 address of this machine") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &local) { pointer in
+        guard bindAndName(descriptor, &local) else { throw .badEndpoint(address, reason: "cannot bind port \(port) on it (\(String(cString: strerror(errno))))") }
+        return Int(UInt16(bigEndian: local.sin_port))
+    }
+
+    private static func bind6(_ descriptor: Int32, to address: String, port: Int) throws(EngineError) -> Int {
+        var local = sockaddr_in6()
+        local.sin6_family = sa_family_t(AF_INET6)
+        local.sin6_port = UInt16(port).bigEndian
+        guard inet_pton(AF_INET6, address, &local.sin6_addr) == 1 else { throw .badEndpoint(address, reason: "not an IPv6 address of this machine") }
+        guard bindAndName(descriptor, &local) else { throw .badEndpoint(address, reason: "cannot bind port \(port) on it (\(String(cString: strerror(errno))))") }
+        return Int(UInt16(bigEndian: local.sin6_port))
+    }
+
+    /// `bind` and `getsockname` for either family's address: `local` ends with the port bound.
+    private static func bindAndName<Address>(_ descriptor: Int32, _ local: inout Address) -> Bool {
+        var length = socklen_t(MemoryLayout<Address>.size)
+        return withUnsafeMutablePointer(to: &local) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
         }
-        guard bound else { throw .badEndpoint(address, reason: "cannot bind port \(port) on it (\(String(cString: strerror(errno))))") }
-        return Int(UInt16(bigEndian: local.sin_port))
     }
 }

@@ -98,11 +98,13 @@ enum MouthToEarMeasurement {
         case .janus(let port):
             let roomA = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-a"), engine: a.engine, logger: logger)
             let roomB = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-b"), engine: b.engine, logger: logger)
-            try roomA.join(muted: false) { _ in }
+            // A room joins on its own thread: each says when it has.
+            let joined = DispatchSemaphore(value: 0)
+            try roomA.join(muted: false) { if case .joined = $0 { joined.signal() } }
             cleanups.append { roomA.leave() }
-            try roomB.join(muted: true) { _ in }
+            try roomB.join(muted: true) { if case .joined = $0 { joined.signal() } }
             cleanups.append { roomB.leave() }
-            guard roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join room 1234 on port \(port)") }
+            guard joined.wait(timeout: .now() + 12) == .success, joined.wait(timeout: .now() + 12) == .success, roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join room 1234 on port \(port)") }
             forward.withLock { $0 = { roomA.send($0) } }
         }
         try a.connectMicrophone()

@@ -150,7 +150,7 @@ final class PlayerRun: Sendable {
         // The courseware is primary playback; the live feed makes RTC live (the session's RTC policy applies).
         let courseware = try? session.lease(.playback, owner: "courseware")
         state.withLock { $0.coursewareLease = courseware }
-        try room?.join()
+        try room?.join { [weak self] error in self?.finish(.cannotUse(error.description)) }
         for peer in settings.peers {
             do {
                 try peers.add(id: peer.id, source: peer.source, by: "command line")

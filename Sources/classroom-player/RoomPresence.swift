@@ -24,10 +24,16 @@ final class RoomPresence: Sendable {
     /// Whether the session wants this kiosk muted in the room now.
     var shouldBeMuted: Bool { !controller.isMicrophoneConnected || controller.session.resolvedState.isInterrupted }
 
-    /// Joins; throws (exit 1) for a room that cannot be joined as configured.
-    func join() throws(PlayerError) {
+    /// Joins beside the class (the call returns at once); `refused` gets the error for a room that
+    /// cannot be joined as configured (exit 1). Throws when the room's receiver cannot start.
+    func join(refused: @escaping @Sendable (PlayerError) -> Void) throws(PlayerError) {
         do {
-            try room.join(muted: shouldBeMuted) { [events] event in RoomPresence.emit(event, to: events) }
+            try room.join(muted: shouldBeMuted) { [events, address = room.address] event in
+                if case .refused(let reason) = event {
+                    refused(.cannotUse(role: "room", what: address.description, reason: reason))
+                }
+                RoomPresence.emit(event, to: events)
+            }
         } catch {
             throw .cannotUse(role: "room", what: room.address.description, reason: PeerArgument.reason(error))
         }
@@ -65,6 +71,10 @@ final class RoomPresence: Sendable {
             events.emit("room-lost", [("message", .string(reason)), ("retry_in", .number(Double(retryIn.components.seconds)))])
         case .left:
             events.emit("room-left", [])
+        case .refused(let reason):
+            events.emit("room-refused", [("message", .string(reason))])
+        case .silent(let reason):
+            events.emit("room-silent", [("message", .string(reason))])
         }
     }
 }

@@ -11,6 +11,8 @@ enum RunEnding: Sendable, Equatable {
     case signal(Int32)
     /// The lesson failed while playing.
     case lessonFailed(String)
+    /// Something named turned out unusable once the class had started (a room refused): exit 1.
+    case cannotUse(String)
 
     /// The `reason` of the `stopped` event.
     var name: String {
@@ -19,6 +21,7 @@ enum RunEnding: Sendable, Equatable {
         case .stopCommand: return "stop-command"
         case .signal(let number): return number == SIGINT ? "sigint" : number == SIGHUP ? "sighup" : "sigterm"
         case .lessonFailed: return "lesson-failed"
+        case .cannotUse: return "cannot-use"
         }
     }
 }
@@ -40,6 +43,7 @@ struct RunOutcome {
         switch ending {
         case .signal(let number): status = number == SIGINT ? .interrupted : number == SIGHUP ? .hangUp : .terminated
         case .lessonFailed: status = .playbackFailed
+        case .cannotUse: status = .cannotStart
         case .completed, .stopCommand: status = lessonFailure != nil ? .playbackFailed : summary.isSilent ? .silentOutput : .success
         }
     }
@@ -48,6 +52,7 @@ struct RunOutcome {
     func stoppedFields(output: String) -> [(String, JSON)] {
         var fields: [(String, JSON)] = [("reason", .string(ending.name))]
         if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
+        if case .cannotUse(let why) = ending { fields.append(("message", .string(why))) }
         if let lessonFailure { fields.append(("lesson_failed", .string(lessonFailure))) }
         fields += [("exit", .number(Double(status.rawValue))), ("seconds", .number(summary.seconds)),
                    ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),

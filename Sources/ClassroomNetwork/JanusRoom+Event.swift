@@ -1,0 +1,31 @@
+/// Who is in the room and what happens to it, as a `JanusRoom` tells its owner.
+extension JanusRoom {
+    /// A participant of the room.
+    public struct Participant: Sendable, Hashable {
+        /// The AudioBridge's id.
+        public let id: UInt64
+        /// The name it joined with.
+        public let display: String?
+        /// Whether it is muted in the room.
+        public let muted: Bool
+    }
+
+    /// What happens to the room, on the room's own threads.
+    public enum Event: Sendable {
+        /// Joined (again): our id and who else is there.
+        case joined(id: UInt64, participants: [Participant])
+        /// Someone joined.
+        case participantJoined(Participant)
+        /// Someone left.
+        case participantLeft(Participant)
+        /// The server stopped answering or dropped us; the next attempt comes after `retryIn`.
+        case lost(reason: String, retryIn: Duration)
+        /// We left (on `leave()`).
+        case left
+        /// The room cannot be joined as configured (not Janus, no such room, a wrong pin …): what to
+        /// change. The room stops trying; `leave()` still cleans up.
+        case refused(String)
+        /// Joined, but none of the room's audio arrives: why, and what to check.
+        case silent(String)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// One TCP connection whose every wait ends at a deadline (non-blocking socket and `poll`): what
+/// `JanusHTTP` talks over. Not shared between threads; `close()` once.
+struct TCPConnection {
+    /// Why the connection could not be made or used.
+    enum Failure: Error {
+        case resolve(String)
+        case connect(String)
+        case timedOut(String)
+        case closed(String)
+
+        /// One line for a log or an event.
+        var why: String {
+            switch self {
+            case .resolve(let why), .connect(let why), .timedOut(let why), .closed(let why): return why
+            }
+        }
+    }
+
+    private let descriptor: Int32
+
+    /// Connects to `host` (a name or an IPv4/IPv6 literal):`port`, trying each address it resolves to.
+    init(host: String, port: Int, deadline: Date) throws(Failure) {
+        let resolved = ResolvedHost.addresses(of: host, port: port, type: SOCK_STREAM)
+        if let failure = resolved.failure { throw .resolve(failure) }
+        var lastError = "no address"
+        for address in resolved.addresses {
+            let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { lastError = String(cString: strerror(errno)); continue }
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+            if address.connect(descriptor), TCPConnection.wait(descriptor, for: Int16(POLLOUT), until: deadline) {
+                var error: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length) == 0, error == 0 {
+                    self.descriptor = descriptor
+                    return
+                }
+                lastError = String(cString: strerror(error))
+            } else {
+                lastError = Date() >= deadline ? "no connection before the timeout" : String(cString: strerror(errno))
+            }
+            Glibc.close(descriptor)
+        }
+        throw .connect(lastError)
+    }
+
+    /// Writes all of `data` (or fails at the deadline).
+    func write(_ data: Data, deadline: Date) throws(Failure) {
+        var sent = 0
+        while sent < data.count {
+            guard TCPConnection.wait(descriptor, for: Int16(POLLOUT), until: deadline) else { throw .timedOut("the request could not be sent in time") }
+            let count = data.withUnsafeBytes { bytes in
+                Glibc.send(descriptor, bytes.baseAddress?.advanced(by: sent), data.count - sent, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0, errno != EAGAIN, errno != EINTR { throw .closed(String(cString: strerror(errno))) }
+            sent += max(count, 0)
+        }
+    }
+
+    /// The next bytes that came (at most 64 KiB); nil at the end of the stream.
+    func read(deadline: Date) throws(Failure) -> Data? {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            guard TCPConnection.wait(descriptor, for: Int16(POLLIN), until: deadline) else { throw .timedOut("no answer in time") }
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 { return Data(buffer[0..<count]) }
+            if count == 0 { return nil }
+            if errno != EAGAIN, errno != EINTR { throw .closed(String(cString: strerror(errno))) }
+        }
+    }
+
+    func close() { Glibc.close(descriptor) }
+
+    /// Waits for `events` on `descriptor` until `deadline`; false when it passed first.
+    private static func wait(_ descriptor: Int32, for events: Int16, until deadline: Date) -> Bool {
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return false }
+            var entry = pollfd(fd: descriptor, events: events, revents: 0)
+            let ready = poll(&entry, 1, Int32(min(left * 1_000, 60_000).rounded(.up)))
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return false }
+        }
+    }
+}

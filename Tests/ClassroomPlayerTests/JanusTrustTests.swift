@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// The room against a Janus that misbehaves (`scripts/misbehaving-janus.py`): the kiosk takes
+/// nothing from it but Janus's own answers to its own requests, and the class never waits for it.
+@Suite("classroom-player: a Janus that misbehaves neither holds nor takes the class", .serialized)
+struct JanusTrustTests {
+    /// A folder with a quiet tone lesson of `seconds`.
+    private func lesson(seconds: Int) throws -> (URL, URL) {
+        let folder = try Fixtures.folder()
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: seconds, volume: 0.05)
+        return (folder, lesson)
+    }
+
+    /// A kiosk playing a quiet lesson of `seconds` in the room of a Janus misbehaving as `mode`.
+    private func kiosk(_ mode: String, seconds: Int) async throws -> (folder: URL, janus: MisbehavingJanus, player: PlayerProcess, events: URL) {
+        let (folder, lesson) = try lesson(seconds: seconds)
+        let janus = try await MisbehavingJanus(mode, in: folder)
+        let events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--room", janus.room, "--mic", "none", "--output", "null", "--events", events.path, "--no-stdin"], in: folder)
+        return (folder, janus, player, events)
+    }
+
+    @Test("a server that redirects, or wants a secret or token, ends the start with exit 1 and says so", arguments: [
+        ("redirect", "redirects to /elsewhere/janus, which the kiosk does not follow"),
+        ("forbidden", "the server wants an API secret or token"),
+    ])
+    func refused(mode: String, message: String) async throws {
+        let (folder, lesson) = try lesson(seconds: 4)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let janus = try await MisbehavingJanus(mode, in: folder)
+        defer { janus.stop() }
+        let result = try await PlayerProcess.run(["play", lesson.path, "--room", janus.room, "--mic", "none", "--output", "null", "--no-stdin"], in: folder)
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        #expect(!janus.seen.contains("POST /elsewhere"), "the redirect was followed: \(janus.seen)")
+    }
+
+    @Test("a long poll of 150 MB is cut off at 1 MiB: the room is lost and says why, the player's memory stays bounded, the class plays to its end")
+    func hugeReply() async throws {
+        let (folder, janus, player, events) = try await kiosk("huge-poll", seconds: 8)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(20)) { !Fixtures.events(events, named: "room-lost").isEmpty }, "stderr: \(player.stderr)")
+        let peak = (try? String(contentsOfFile: "/proc/\(player.process.processIdentifier)/status", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("VmHWM:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        print("FIGURE peak RSS after the 150 MB reply: \(peak / 1024) MB")
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        let lost = Fixtures.events(events, named: "room-lost").first?["message"] as? String ?? ""
+        #expect(lost.contains("of more than 1024 KiB"), "\(lost)")
+        #expect(peak > 0 && peak < 200 * 1024, "peak RSS \(peak) kB")
+        #expect(!janus.seen.contains("huge reply sent whole"), "\(janus.seen)")
+    }
+
+    @Test("a 'joined' for another transaction is not taken as ours: no room-joined, the join times out as a lost room")
+    func foreignJoined() async throws {
+        let (folder, janus, player, events) = try await kiosk("foreign-joined", seconds: 14)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(25)) { !Fixtures.events(events, named: "room-lost").isEmpty }, "stderr: \(player.stderr)")
+        let lost = Fixtures.events(events, named: "room-lost").first?["message"] as? String ?? ""
+        #expect(lost.contains("no answer to 'join'"), "\(lost)")
+        #expect(Fixtures.events(events, named: "room-joined").isEmpty)
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+    }
+
+    @Test("a Janus that acks the join and then holds its long poll does not hold the class: it starts, and SIGTERM ends it at once")
+    func silentJoin() async throws {
+        let (folder, janus, player, events) = try await kiosk("silent-join", seconds: 30)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(15)) { janus.seen.contains("held") }, "\(janus.seen)")
+        // The poll is held for 60 s: the class starts while it is.
+        #expect(await waitUntil(timeout: .seconds(8)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        let signalled = ContinuousClock.now
+        player.signal(SIGTERM)
+        #expect(try await player.exitStatus(within: .seconds(5)) == 143, "stderr: \(player.stderr)")
+        print("FIGURE SIGTERM to exit with the join's poll held: \(ContinuousClock.now - signalled)")
+        #expect(!Fixtures.events(events, named: "stopped").isEmpty)
+    }
+
+    @Test("a Janus that hangs once joined does not hold the stop: SIGTERM ends the player while its leave and destroy go unanswered")
+    func hangsOnLeave() async throws {
+        let (folder, janus, player, events) = try await kiosk("hang-after-join", seconds: 30)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "room-joined").isEmpty }, "stderr: \(player.stderr)")
+        let signalled = ContinuousClock.now
+        player.signal(SIGTERM)
+        #expect(try await player.exitStatus(within: .seconds(4)) == 143, "stderr: \(player.stderr)")
+        print("FIGURE SIGTERM to exit with Janus hanging: \(ContinuousClock.now - signalled)")
+        #expect(janus.seen.contains("POST /janus/1001/2002 held") || janus.seen.contains("POST /janus/1001 held"), "\(janus.seen)")
+    }
+
+    @Test("HTTP 500 at the start is retried like a lost room, not exit 1: room-lost, then room-joined, and the class plays to its end")
+    func serverErrorAtStart() async throws {
+        let (folder, janus, player, events) = try await kiosk("error-500", seconds: 14)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(25)) { !Fixtures.events(events, named: "room-joined").isEmpty }, "stderr: \(player.stderr)")
+        let lost = Fixtures.events(events, named: "room-lost").first?["message"] as? String ?? ""
+        #expect(lost.contains("HTTP status 500"), "\(lost)")
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+    }
+}

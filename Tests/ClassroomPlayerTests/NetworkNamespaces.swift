@@ -1,0 +1,62 @@
+import Foundation
+
+/// Two network namespaces joined by a veth pair, 10.201.N.1/24 in `server` and 10.201.N.2/24 in
+/// `kiosks` (N random per test): a Janus host and a kiosk host as the README deploys them, made
+/// and torn down by the test (root only).
+final class NetworkNamespaces: @unchecked Sendable {
+    // Only its own immutable names.
+    let server: String
+    let kiosks: String
+    let serverAddress: String
+    let kioskAddress: String
+
+    /// Whether namespaces can be made here (root, iproute2).
+    static var available: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") }
+
+    init() throws {
+        let n = Int.random(in: 1...254)
+        server = "cr-janus-\(n)"
+        kiosks = "cr-kiosks-\(n)"
+        serverAddress = "10.201.\(n).1"
+        kioskAddress = "10.201.\(n).2"
+        let serverEnd = "crj\(n)", kioskEnd = "crk\(n)"
+        let steps = [
+            ["netns", "add", server], ["netns", "add", kiosks],
+            ["link", "add", serverEnd, "type", "veth", "peer", "name", kioskEnd],
+            ["link", "set", serverEnd, "netns", server], ["link", "set", kioskEnd, "netns", kiosks],
+            ["-n", server, "addr", "add", "\(serverAddress)/24", "dev", serverEnd], ["-n", server, "link", "set", serverEnd, "up"],
+            ["-n", server, "link", "set", "lo", "up"],
+            ["-n", kiosks, "addr", "add", "\(kioskAddress)/24", "dev", kioskEnd], ["-n", kiosks, "link", "set", kioskEnd, "up"],
+            ["-n", kiosks, "link", "set", "lo", "up"],
+        ]
+        for step in steps {
+            guard NetworkNamespaces.ip(step) else {
+                tearDown()
+                throw PlayerTestError.setupFailed("ip \(step.joined(separator: " ")) failed")
+            }
+        }
+    }
+
+    /// `ip netns exec NAMESPACE` before a command.
+    func exec(in namespace: String, _ command: [String]) -> [String] { ["netns", "exec", namespace] + command }
+
+    /// Deletes both namespaces (the veth pair goes with them).
+    func tearDown() {
+        _ = NetworkNamespaces.ip(["netns", "del", server])
+        _ = NetworkNamespaces.ip(["netns", "del", kiosks])
+    }
+
+    deinit { tearDown() }
+
+    @discardableResult
+    private static func ip(_ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}

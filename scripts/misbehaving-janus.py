@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""A Janus HTTP API that misbehaves in one chosen way, for the room's tests (loopback only).
+
+    scripts/misbehaving-janus.py MODE PORT
+
+Every mode answers create, attach and the AudioBridge join the way Janus does (a `joined` event
+with our transaction on the first long poll) unless MODE changes it:
+  huge-poll       the long polls after `joined` answer 150 MB
+  redirect        every POST answers 302 to /elsewhere/..., where a well-behaved Janus answers
+  foreign-joined  the `joined` event carries another transaction; later polls answer []
+  forbidden       every POST answers Janus's 403 (wrong or missing secret/token)
+  silent-join     `join` is acked, no `joined` ever comes: polls are held 60 s
+  error-500       the first 3 POSTs answer HTTP 500, then it behaves
+  hang-after-join once it said `joined`, every request is held 60 s (leave and destroy too)
+  no-audio        (or any other name) it behaves, and sends no RTP
+Writes one line per request to stdout ("POST /janus", "GET /janus/1?maxev=10 held", ...).
+"""
+import json
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODE, PORT = sys.argv[1], int(sys.argv[2])
+SESSION, HANDLE, OUR_ID = 1001, 2002, 3003
+lock = threading.Lock()
+state = {"posts": 0, "polls": 0, "join": None}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.0"  # the body ends with the connection: no length needed
+
+    def log_message(self, *args):
+        pass
+
+    def note(self, text):
+        print(text, flush=True)
+
+    def reply(self, value, status=200):
+        body = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", 0))
+        request = json.loads(self.rfile.read(length) or b"{}")
+        self.note(f"POST {self.path} {request.get('janus')}")
+        with lock:
+            state["posts"] += 1
+            posts = state["posts"]
+        transaction = request.get("transaction")
+        if MODE == "hang-after-join" and state["polls"] > 1:
+            self.note(f"POST {self.path} held")
+            time.sleep(60)
+            return
+        if MODE == "redirect" and not self.path.startswith("/elsewhere"):
+            self.send_response(302)
+            self.send_header("Location", "/elsewhere" + self.path)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if MODE == "forbidden":
+            self.reply({"janus": "error", "transaction": transaction,
+                        "error": {"code": 403, "reason": "Unauthorized request (wrong or missing secret/token)"}})
+            return
+        if MODE == "error-500" and posts <= 3:
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        kind = request.get("janus")
+        if kind == "create":
+            self.reply({"janus": "success", "transaction": transaction, "data": {"id": SESSION}})
+        elif kind == "attach":
+            self.reply({"janus": "success", "transaction": transaction, "data": {"id": HANDLE}})
+        elif kind == "message":
+            if request.get("body", {}).get("request") == "join":
+                with lock:
+                    state["join"] = transaction
+            self.reply({"janus": "ack", "transaction": transaction})
+        else:
+            self.reply({"janus": "success", "transaction": transaction})
+
+    def do_GET(self):
+        with lock:
+            state["polls"] += 1
+            polls, join = state["polls"], state["join"]
+        if MODE == "silent-join" or join is None:
+            self.note(f"GET {self.path} held")
+            time.sleep(60)
+            return
+        self.note(f"GET {self.path}")
+        if polls > 1 and MODE == "hang-after-join":
+            time.sleep(60)
+            return
+        if polls > 1:
+            if MODE == "huge-poll":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                try:
+                    self.wfile.write(b"[")
+                    chunk = b" " * (1 << 20)
+                    for _ in range(150):
+                        self.wfile.write(chunk)
+                    self.wfile.write(b"]")
+                    self.note("huge reply sent whole")
+                except (BrokenPipeError, ConnectionResetError):
+                    self.note("huge reply cut off by the client")
+                return
+            time.sleep(1)  # a quiet room: nothing new for a while
+            self.reply([])
+            return
+        transaction = "someone-elses-transaction" if MODE == "foreign-joined" else join
+        self.reply([{"janus": "event", "session_id": SESSION, "sender": HANDLE, "transaction": transaction,
+                     "plugindata": {"plugin": "janus.plugin.audiobridge",
+                                    "data": {"audiobridge": "joined", "room": 1234, "id": OUR_ID, "participants": [],
+                                             "rtp": {"ip": "127.0.0.1", "port": 9, "payload_type": 111}}}}])
+
+
+ThreadingHTTPServer.daemon_threads = True
+server = ThreadingHTTPServer(("127.0.0.1", PORT), Handler)
+print(f"listening on {PORT} ({MODE})", flush=True)
+server.serve_forever()
