@@ -36,6 +36,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case badSessionDescription(path: String, reason: String)
     /// An uplink could not be started or written.
     case uplinkFailed(String)
+    /// An SRTP key (a key file, or an SDP's `a=crypto`) that cannot be used; `origin` is where it came from, never the key.
+    case badKey(String, reason: String)
 
     public var description: String {
         switch self {
@@ -73,6 +75,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
             return "The session description '\(path)' cannot be played: \(reason)."
         case .uplinkFailed(let why):
             return "The uplink failed: \(why)."
+        case .badKey(let origin, let reason):
+            return "The SRTP key in '\(origin)' cannot be used: \(reason)."
         }
     }
 }

@@ -9,8 +9,8 @@ public enum NetworkGraph {
         public static let level = "peer-level", sink = "peer-sink"
         /// A file or network stream's decoder.
         public static let decode = "peer-decode"
-        /// RTP (rtp:// or an SDP file): udpsrc ► rtpptdemux ► jitter buffer ► depayloader ► decoder.
-        public static let udp = "peer-udp", payloadDemux = "peer-ptdemux", jitter = "peer-jitter", depay = "peer-depay", decoder = "peer-decoder"
+        /// RTP (rtp://, srtp:// or an SDP file): udpsrc [► srtpdec] ► rtpptdemux ► jitter buffer ► depayloader ► decoder.
+        public static let udp = "peer-udp", decrypt = "peer-srtpdec", payloadDemux = "peer-ptdemux", jitter = "peer-jitter", depay = "peer-depay", decoder = "peer-decoder"
     }
 
     /// The uplink sender's pipeline: appsrc ► mixer ► format ► tee, then one numbered branch per destination.
@@ -24,6 +24,7 @@ public enum NetworkGraph {
         public static func udp(_ number: Int) -> String { "uplink-udp-\(number)" }
         public static func opusEncoder(_ number: Int) -> String { "uplink-opusenc-\(number)" }
         public static func payloader(_ number: Int) -> String { "uplink-pay-\(number)" }
+        public static func encrypt(_ number: Int) -> String { "uplink-srtpenc-\(number)" }
         public static func resample(_ number: Int) -> String { "uplink-resample-\(number)" }
         public static func narrowband(_ number: Int) -> String { "uplink-8k-\(number)" }
         /// The G.711 encoder (`mulaw` or `alaw`).

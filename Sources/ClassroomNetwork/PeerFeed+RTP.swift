@@ -11,7 +11,7 @@ extension PeerFeed {
     /// The latch an RTP source plays through; nil for files and network URIs.
     static func latch(for source: PeerSource) -> RTPLatch? {
         switch source {
-        case .rtp(_, _, let pinned?):
+        case .rtp(_, _, let pinned?, _):
             return RTPLatch(accepting: .only(pinned, pinnedBy: "?pt=\(pinned)"), feed: source.description)
         case .rtp:
             return RTPLatch(accepting: .anyDynamic, feed: source.description)
@@ -23,12 +23,15 @@ extension PeerFeed {
         }
     }
 
-    /// udpsrc (bound to `address:port`) ─latch► rtpptdemux ► rtpjitterbuffer ► depayloader ► decoder ► `entryPad`.
+    /// udpsrc (bound to `address:port`) [► srtpdec] ─latch► rtpptdemux ► rtpjitterbuffer ► depayloader ► decoder ► `entryPad`.
     ///
     /// rtpptdemux puts the payload type the latch let through into the caps: negotiation fixates
     /// udpsrc's caps to payload 96, and the jitter buffer drops any other type as "no clock-rate".
-    func buildRTP(address: String, port: Int, format: SessionDescription.Format, into entryPad: Pad) throws(GStreamerError) -> Element {
-        var caps = "application/x-rtp,media=audio,clock-rate=\(format.clockRate),encoding-name=\(format.encoding)"
+    /// With a key the latch judges only what passed SRTP authentication: the header is in the
+    /// clear, so a stranger's forged packets, judged first, would latch and lock the teacher out.
+    func buildRTP(address: String, port: Int, format: SessionDescription.Format, key: SRTPKey?, into entryPad: Pad) throws(GStreamerError) -> Element {
+        var caps = "application/x-\(key == nil ? "rtp" : "srtp"),media=audio,clock-rate=\(format.clockRate),encoding-name=\(format.encoding)"
+        if let key { caps += PeerFeed.srtpFields(key) }
         if format.encoding == "L16" { caps += ",channels=\(format.channels),encoding-params=(string)\(format.channels)" }
         if case .only(let type, _)? = latch?.accepting { caps += ",payload=\(type)" }
         let udp = try ElementFactory.make("udpsrc", name: NetworkGraph.Peer.udp, properties: [
@@ -41,7 +44,8 @@ extension PeerFeed {
         let jitter = try ElementFactory.make("rtpjitterbuffer", name: NetworkGraph.Peer.jitter,
                                              properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))])
         let decode = [jitter] + (try PeerFeed.decoder(for: format.encoding))
-        try pipeline.addLinked([udp, demux])
+        let decrypt = try key.map { _ throws(GStreamerError) in try ElementFactory.make("srtpdec", name: NetworkGraph.Peer.decrypt) }
+        try pipeline.addLinked([udp] + (decrypt.map { [$0] } ?? []) + [demux])
         try pipeline.addLinked(decode)
         try decode.last?.staticPad("src").link(to: entryPad)
         let jitterPad = try jitter.staticPad("sink")
@@ -58,9 +62,21 @@ extension PeerFeed {
             }
             logger.debug("peer: \(pad.name) of \(description) plays")
         }) }
+        if let decrypt, let key {
+            // srtpdec takes the first SSRC's key from its caps and asks for every other's: the same
+            // key for each, so a restarted sender (a new SSRC) is decrypted too; forged packets still fail.
+            let answer = try Caps("application/x-srtp" + PeerFeed.srtpFields(key))
+            tokens.withLock { $0.append(decrypt.onCapsRequest("request-key") { _ in answer }) }
+            try countAuthenticationFailures(of: decrypt)
+        }
         if let latch {
-            let token = try udp.staticPad("src").addProbe(.buffer) { info in
+            let decrypting = decrypt != nil
+            // srtpdec's RTP pads are rtp_sink and rtp_src (it has RTCP ones beside them).
+            let judged: Pad
+            if let decrypt { judged = try decrypt.staticPad("rtp_src") } else { judged = try udp.staticPad("src") }
+            let token = try judged.addProbe(.buffer) { [counters] info in
                 guard let buffer = info.buffer else { return .ok }
+                if decrypting { counters.srtpOut.add(1, ordering: .relaxed) }
                 switch latch.judge(buffer.bytes(), from: buffer.senderAddress) {
                 case .play:
                     return .ok
@@ -79,6 +95,32 @@ extension PeerFeed {
             if let token { tokens.withLock { $0.append(token) } }
         }
         return udp
+    }
+
+    /// The caps fields srtpdec reads a key from: AES_CM_128_HMAC_SHA1_80 for RTP and RTCP.
+    private static func srtpFields(_ key: SRTPKey) -> String {
+        ",srtp-key=(buffer)\(key.hex),srtp-cipher=(string)aes-128-icm,srtp-auth=(string)hmac-sha1-80"
+            + ",srtcp-cipher=(string)aes-128-icm,srtcp-auth=(string)hmac-sha1-80"
+    }
+
+    /// Counts what srtpdec drops (it fails authentication: a wrong key, a forged or replayed packet,
+    /// or plain RTP) as packets in minus packets out, and says so once. srtpdec handles each packet
+    /// on the thread that brings the next, so a packet that did not come out was dropped.
+    private func countAuthenticationFailures(of decrypt: Element) throws(GStreamerError) {
+        let counters = self.counters
+        let logger = self.logger
+        let description = source.description
+        let token = try decrypt.staticPad("rtp_sink").addProbe(.buffer) { _ in
+            let failed = counters.srtpFailures
+            if failed > 0, !counters.srtpFailureSaid.exchange(true, ordering: .relaxed) {
+                let message = "packets that fail SRTP authentication (a wrong key, forged or replayed packets, or plain RTP) arrived on \(description); they are dropped"
+                logger.warning("peer: \(message)")
+                counters.announce(.rejected(message))
+            }
+            counters.srtpIn.add(1, ordering: .relaxed)
+            return .ok
+        }
+        if let token { tokens.withLock { $0.append(token) } }
     }
 
     /// The depayloader and decoder of an encoding SessionDescription.decodable names.

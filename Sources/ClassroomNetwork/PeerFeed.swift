@@ -65,12 +65,12 @@ public final class PeerFeed: Sendable {
             guard let entry = tail.first, let sink = tail.last as? AppSink else { throw GStreamerError.failed("empty peer chain") }
             let entryPad = try entry.staticPad("sink")
             switch source {
-            case .rtp(let address, let port, _):
-                let udp = try buildRTP(address: address, port: port, format: PeerFeed.opus, into: entryPad)
+            case .rtp(let address, let port, _, let key):
+                let udp = try buildRTP(address: address, port: port, format: PeerFeed.opus, key: key, into: entryPad)
                 receiver.withLock { $0 = udp }
             case .sessionDescription(let description):
                 guard let format = description.formats.first, let address = description.address else { throw GStreamerError.failed("\(description) is incomplete") }
-                let udp = try buildRTP(address: address, port: description.port, format: format, into: entryPad)
+                let udp = try buildRTP(address: address, port: description.port, format: format, key: description.key, into: entryPad)
                 receiver.withLock { $0 = udp }
             case .file(_, let uri), .network(let uri):
                 let decode = try ElementFactory.make("uridecodebin", name: NetworkGraph.Peer.decode, properties: ["uri": .string(uri)])
@@ -179,7 +179,7 @@ public final class PeerFeed: Sendable {
     public var refusedPushes: Int { counters.refused.load(ordering: .relaxed) }
 
     /// RTP packets dropped because they were not of the stream the port plays (another payload type or sender, or not RTP).
-    public var rejectedPackets: Int { latch?.dropped ?? 0 }
+    public var rejectedPackets: Int { (latch?.dropped ?? 0) + counters.srtpFailures }
 
     /// The loudest channel's RMS of the latest 100 ms received (dBFS); nil before any.
     public var level: Double? { counters.level.withLock { $0 } }
@@ -201,12 +201,19 @@ final class PeerCounters: Sendable {
     let refused = Atomic<Int>(0)
     /// When audio was last pushed (uptime ns).
     let lastPush = Atomic<UInt64>(0)
+    /// SRTP: packets into and out of srtpdec (the difference failed authentication), and whether that was said.
+    let srtpIn = Atomic<Int>(0)
+    let srtpOut = Atomic<Int>(0)
+    let srtpFailureSaid = Atomic<Bool>(false)
     /// Whether the end or a failure was reported (once).
     let reported = Atomic<Bool>(false)
     /// The latest level (dBFS).
     let level = Mutex<Double?>(nil)
     /// Who hears about the feed, once it started.
     let handler = Mutex<(@Sendable (PeerFeed.Event) -> Void)?>(nil)
+
+    /// Packets srtpdec dropped: they failed authentication.
+    var srtpFailures: Int { max(0, srtpIn.load(ordering: .relaxed) - srtpOut.load(ordering: .relaxed)) }
 
     /// Tells the handler, if any.
     func announce(_ event: PeerFeed.Event) {

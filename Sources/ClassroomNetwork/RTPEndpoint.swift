@@ -48,10 +48,12 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
     public let localPort: Int?
     /// The local address packets are sent from, with `localPort`.
     public let localAddress: String?
+    /// The SRTP key the packets are protected with (srtp://); nil for plain RTP.
+    public let key: SRTPKey?
 
     /// An endpoint; throws when a value is out of range. `host` may be a name: it is resolved now.
     public init(host: String, port: Int, codec: Codec = .opus, payloadType: Int? = nil,
-                localAddress: String? = nil, localPort: Int? = nil) throws(EngineError) {
+                localAddress: String? = nil, localPort: Int? = nil, key: SRTPKey? = nil) throws(EngineError) {
         guard (1...65_535).contains(port) else { throw .badEndpoint("rtp://\(host):\(port)", reason: "the port is 1 to 65535") }
         let type = payloadType ?? codec.defaultPayloadType
         guard (0...127).contains(type) else { throw .badEndpoint("rtp://\(host):\(port)", reason: "a payload type is 0 to 127, not \(type)") }
@@ -67,16 +69,21 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.payloadType = type
         self.localAddress = localAddress
         self.localPort = localPort
+        self.key = key
     }
 
-    /// Parses `rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma]` (IPv6 hosts in brackets).
+    /// Parses `rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma]` or `srtp://HOST:PORT?key-file=FILE[&…]`
+    /// (IPv6 hosts in brackets); the key comes from the file, never from the URI itself.
     public init(uri: String) throws(EngineError) {
-        guard let components = URLComponents(string: uri), components.scheme?.lowercased() == "rtp",
+        let scheme = URLComponents(string: uri)?.scheme?.lowercased()
+        guard let components = URLComponents(string: uri), scheme == "rtp" || scheme == "srtp",
               let host = components.host, !host.isEmpty, let port = components.port else {
-            throw .badEndpoint(uri, reason: "an RTP uplink is rtp://HOST:PORT, e.g. rtp://127.0.0.1:5004, with ?pt=N and ?codec=pcmu|pcma if needed")
+            throw .badEndpoint(uri, reason: "an RTP uplink is rtp://HOST:PORT, e.g. rtp://127.0.0.1:5004, with ?pt=N and ?codec=pcmu|pcma if needed;"
+                               + " an SRTP one is srtp://HOST:PORT?key-file=FILE")
         }
         var codec = Codec.opus
         var payloadType: Int?
+        var key: SRTPKey?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "codec":
@@ -87,16 +94,22 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
             case "pt":
                 guard let value = item.value.flatMap({ Int($0) }) else { throw .badEndpoint(uri, reason: "pt is a number, not '\(item.value ?? "")'") }
                 payloadType = value
+            case "key-file" where scheme == "srtp":
+                guard let path = item.value, !path.isEmpty else { throw .badEndpoint(uri, reason: "key-file names the file that holds the SRTP key") }
+                key = try SRTPKey(file: path)
             default:
-                throw .badEndpoint(uri, reason: "'\(item.name)' is not an option of an RTP uplink (pt, codec)")
+                throw .badEndpoint(uri, reason: "'\(item.name)' is not an option of an \(scheme == "srtp" ? "SRTP uplink (pt, codec, key-file)" : "RTP uplink (pt, codec)")")
             }
         }
-        try self.init(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, codec: codec, payloadType: payloadType)
+        if scheme == "srtp", key == nil {
+            throw .badEndpoint(uri, reason: "an SRTP uplink needs its key: srtp://HOST:PORT?key-file=FILE (base64 of 30 bytes, readable by its owner only)")
+        }
+        try self.init(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, codec: codec, payloadType: payloadType, key: key)
     }
 
     /// The same endpoint sent from `localAddress:localPort`.
     public func sent(from localAddress: String, port localPort: Int) throws(EngineError) -> RTPEndpoint {
-        try RTPEndpoint(host: address, port: port, codec: codec, payloadType: payloadType, localAddress: localAddress, localPort: localPort)
+        try RTPEndpoint(host: address, port: port, codec: codec, payloadType: payloadType, localAddress: localAddress, localPort: localPort, key: key)
     }
 
     /// Whether the address is IPv6.
@@ -111,9 +124,11 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
             "s=\(name)",
             "c=IN \(family) \(address)",
             "t=0 0",
-            "m=audio \(port) RTP/AVP \(payloadType)",
+            "m=audio \(port) \(key == nil ? "RTP/AVP" : "RTP/SAVP") \(payloadType)",
             "a=rtpmap:\(payloadType) \(codec.rtpmap)",
         ]
+        // SDES (RFC 4568): whoever reads this SDP holds the key, so it is written for its owner only.
+        if let key { lines.append("a=crypto:1 \(SRTPKey.suite) inline:\(key.base64)") }
         // The microphone is mono; RFC 7587 still names two channels in rtpmap.
         if codec == .opus { lines.append("a=fmtp:\(payloadType) sprop-stereo=0;stereo=0") }
         lines += ["a=ptime:20", "a=sendonly"]
@@ -122,7 +137,7 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let host = isIPv6 ? "[\(address)]" : address
-        var text = "rtp://\(host):\(port) (\(codec.rawValue), payload type \(payloadType)"
+        var text = "\(key == nil ? "rtp" : "srtp")://\(host):\(port) (\(codec.rawValue), payload type \(payloadType)"
         if let localPort { text += ", from port \(localPort)" }
         return text + ")"
     }

@@ -27,6 +27,8 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
     public let formats: [Format]
     /// Where it was read from.
     public let path: String
+    /// The SRTP key of an `a=crypto` line (SDES, RFC 4568); nil for plain RTP.
+    public let key: SRTPKey?
 
     /// The static payload types of RFC 3551 that carry audio this engine decodes.
     private static let staticFormats: [Int: Format] = [
@@ -47,7 +49,13 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
         guard data.count <= 64 * 1024, let text = String(data: data, encoding: .utf8) else {
             throw .badSessionDescription(path: path, reason: "it is not SDP text (an SDP file is a few lines of UTF-8 starting with v=0)")
         }
-        return try parse(text, path: path)
+        let description = try parse(text, path: path)
+        var status = stat()
+        // A key others can read is a key others have (as for key files, SRTPKey(file:)).
+        if description.key != nil, stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
+            throw .badSessionDescription(path: path, reason: "it holds an SRTP key (a=crypto) and others can read it (mode \(String(status.st_mode & 0o777, radix: 8))); chmod 600 \(path)")
+        }
+        return description
     }
 
     /// Parses SDP text; only the first audio media section is used.
@@ -60,6 +68,8 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
         var mediaAddress: String?
         var media: (port: Int, types: [Int])?
         var rtpmaps: [Int: String] = [:]
+        var crypto: String?
+        var secure = false
         var otherMedia: [String] = []
         var inAudio = false
         for line in lines {
@@ -80,6 +90,7 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
                         throw .badSessionDescription(path: path, reason: "the audio is carried over \(fields[2]), not RTP")
                     }
                     media = (port, fields[3...].compactMap { Int($0) })
+                    secure = fields[2].hasPrefix("RTP/SAVP")
                     inAudio = true
                 } else if let kind = fields.first {
                     otherMedia.append(String(kind))
@@ -87,12 +98,17 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
             case "c":
                 let address = value.split(separator: " ").last.map { String($0.split(separator: "/")[0]) }
                 if media == nil { sessionAddress = address } else if inAudio { mediaAddress = address }
+            case "a" where inAudio && value.hasPrefix("crypto:") && crypto == nil:
+                crypto = String(value.dropFirst("crypto:".count))
             case "a" where inAudio && value.hasPrefix("rtpmap:"):
                 let parts = value.dropFirst("rtpmap:".count).split(separator: " ", maxSplits: 1)
                 if parts.count == 2, let type = Int(parts[0]) { rtpmaps[type] = String(parts[1]) }
             default:
                 break
             }
+        }
+        if secure, crypto == nil {
+            throw .badSessionDescription(path: path, reason: "its audio is SRTP (RTP/SAVP) but it gives no key: an a=crypto line with \(SRTPKey.suite) is needed")
         }
         guard let media else {
             let others = otherMedia.isEmpty ? "no media at all" : "only \(otherMedia.joined(separator: ", "))"
@@ -116,7 +132,21 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
         }
         // The decodable format first: the one the feed is described by.
         let ordered = [usable] + formats.filter { $0 != usable }
-        return SessionDescription(port: media.port, address: mediaAddress ?? sessionAddress, formats: ordered, path: path)
+        return SessionDescription(port: media.port, address: mediaAddress ?? sessionAddress, formats: ordered, path: path,
+                                  key: try crypto.map { line throws(EngineError) in try SessionDescription.key(of: line, path: path) })
+    }
+
+    /// The key of `a=crypto:TAG SUITE inline:BASE64[|LIFETIME][|MKI]` (RFC 4568 §9.1).
+    private static func key(of line: String, path: String) throws(EngineError) -> SRTPKey {
+        let fields = line.split(separator: " ")
+        guard fields.count >= 3, fields[2].hasPrefix("inline:") else {
+            throw .badSessionDescription(path: path, reason: "its a=crypto line is not 'a=crypto:TAG SUITE inline:KEY'")
+        }
+        guard fields[1] == Substring(SRTPKey.suite) else {
+            throw .badSessionDescription(path: path, reason: "its a=crypto suite is \(fields[1]); this player speaks \(SRTPKey.suite)")
+        }
+        let inline = fields[2].dropFirst("inline:".count).split(separator: "|").first.map(String.init) ?? ""
+        return try SRTPKey(base64: inline, origin: "\(path) (a=crypto)")
     }
 
     public var description: String {

@@ -8,7 +8,7 @@ import Synchronization
 /// without the integrator writing an encoder pipeline: hand it every `UplinkFrame` the
 /// `SessionController` delivers.
 ///
-///     appsrc ► audiomixer (live) ► tee ┬► queue ► opusenc ► rtpopuspay ► udpsink
+///     appsrc ► audiomixer (live) ► tee ┬► queue ► opusenc ► rtpopuspay [► srtpenc] ► udpsink
 ///                                      ├► queue ► audioresample ► 8 kHz ► mulawenc|alawenc ► rtppcmupay|rtppcmapay ► udpsink
 ///                                      └► queue ► wavenc ► filesink
 ///
@@ -98,13 +98,14 @@ public final class UplinkSender: Sendable {
                 try sink.set("close-socket", false)   // the receiver owns it
             }
             let packet = ClockTime.milliseconds(20)
+            let protection = try endpoint.key.map { key throws(GStreamerError) in [try UplinkSender.srtpEncoder(key, number: number)] } ?? []
             switch endpoint.codec {
             case .opus:
                 return [queue,
                         // 20 ms frames, tuned for speech.
                         try ElementFactory.make("opusenc", name: NetworkGraph.UplinkSender.opusEncoder(number), properties: ["frame-size": .enumNick("20"), "audio-type": .enumNick("voice")]),
-                        try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(endpoint.payloadType))]),
-                        sink]
+                        try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(endpoint.payloadType))])]
+                    + protection + [sink]
             case .pcmu, .pcma:
                 let law = endpoint.codec == .pcmu ? "mulaw" : "alaw"
                 return [queue,
@@ -113,10 +114,20 @@ public final class UplinkSender: Sendable {
                         try ElementFactory.make("\(law)enc", name: NetworkGraph.UplinkSender.lawEncoder(law, number)),
                         try ElementFactory.make(endpoint.codec == .pcmu ? "rtppcmupay" : "rtppcmapay", name: NetworkGraph.UplinkSender.payloader(number), properties: [
                             "pt": .int(Int64(endpoint.payloadType)), "min-ptime": .int(Int64(packet.nanoseconds)), "max-ptime": .int(Int64(packet.nanoseconds)),
-                        ]),
-                        sink]
+                        ])]
+                    + protection + [sink]
             }
         }
+    }
+
+    /// srtpenc with `key` for AES_CM_128_HMAC_SHA1_80, RTP and RTCP alike.
+    private static func srtpEncoder(_ key: SRTPKey, number: Int) throws(GStreamerError) -> Element {
+        let encoder = try ElementFactory.make("srtpenc", name: NetworkGraph.UplinkSender.encrypt(number), properties: [
+            "rtp-cipher": .enumNick("aes-128-icm"), "rtp-auth": .enumNick("hmac-sha1-80"),
+            "rtcp-cipher": .enumNick("aes-128-icm"), "rtcp-auth": .enumNick("hmac-sha1-80"),
+        ])
+        try encoder.set("key", bytes: key.material)
+        return encoder
     }
 
     /// Starts sending (silence until frames come). Throws when a destination cannot be opened.

@@ -104,6 +104,21 @@ extension Object {
         g_object_set_property(g_object, property, &gvalue.value)
     }
 
+    /// Sets a `GstBuffer` property to a copy of `bytes`, e.g. srtpenc's `key` (wraps
+    /// `gst_buffer_new_memdup` + `g_object_set_property`; the property keeps its own reference).
+    public func set(_ property: String, bytes: [UInt8]) throws(GStreamerError) {
+        let spec = try writableSpec(property)
+        guard g_type_is_a(spec.pointee.value_type, gst_buffer_get_type()) != 0 else {
+            throw .invalidPropertyValue(object: name, property: property, reason: "it is a \(GValueBridge.typeName(spec.pointee.value_type)), not a buffer")
+        }
+        guard let buffer = bytes.withUnsafeBytes({ gst_buffer_new_memdup($0.baseAddress, gsize($0.count)) }) else {
+            throw .invalidPropertyValue(object: name, property: property, reason: "no buffer could be made of \(bytes.count) bytes")
+        }
+        let gvalue = OwnedValue(type: spec.pointee.value_type)
+        g_value_take_boxed(&gvalue.value, buffer)   // transfer full: the value owns the buffer
+        g_object_set_property(g_object, property, &gvalue.value)
+    }
+
     /// True when the object has a property of this name.
     public func hasProperty(_ property: String) -> Bool { cgst_object_find_property(rawPointer, property) != nil }
 

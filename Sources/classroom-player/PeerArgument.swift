@@ -36,7 +36,7 @@ struct PeerArgument: Sendable, Equatable {
     /// Resolves what the user typed; a file must exist and be readable, an SDP file must describe audio.
     static func resolve(_ argument: String) throws(PlayerError) -> PeerSource {
         let lower = argument.lowercased()
-        if lower.hasPrefix("rtp://") { return try rtp(argument) }
+        if lower.hasPrefix("rtp://") || lower.hasPrefix("srtp://") { return try rtp(argument) }
         if let scheme = lower.split(separator: ":", maxSplits: 1).first, networkSchemes.contains(String(scheme)), lower.contains("://") {
             return .network(uri: argument)
         }
@@ -55,16 +55,30 @@ struct PeerArgument: Sendable, Equatable {
         return .file(path: argument, uri: uri)
     }
 
-    /// `rtp://HOST:PORT[?pt=N]`: HOST is the address to listen on (127.0.0.1, 0.0.0.0 for all, or a multicast group).
+    /// `rtp://HOST:PORT[?pt=N]` or `srtp://HOST:PORT?key-file=FILE[&pt=N]`: HOST is the address to
+    /// listen on (127.0.0.1, 0.0.0.0 for all, or a multicast group); the key comes from the file.
     private static func rtp(_ argument: String) throws(PlayerError) -> PeerSource {
-        let example = "an RTP feed is rtp://HOST:PORT, e.g. rtp://127.0.0.1:5004, with ?pt=N to accept only payload type N"
+        let secure = argument.lowercased().hasPrefix("srtp://")
+        let example = secure ? "an SRTP feed is srtp://HOST:PORT?key-file=FILE, e.g. srtp://127.0.0.1:5004?key-file=/etc/classroom/teacher.key, with &pt=N to accept only payload type N"
+                             : "an RTP feed is rtp://HOST:PORT, e.g. rtp://127.0.0.1:5004, with ?pt=N to accept only payload type N"
         guard let components = URLComponents(string: argument), let host = components.host, !host.isEmpty,
               let port = components.port, (1...65_535).contains(port) else {
             throw .unreadableInput(role: "live feed", path: argument, reason: example)
         }
         var pinned: Int?
+        var key: SRTPKey?
         for item in components.queryItems ?? [] {
-            guard item.name == "pt" else { throw .unreadableInput(role: "live feed", path: argument, reason: "'\(item.name)' is not an option of an RTP feed (only pt)") }
+            if secure, item.name == "key-file" {
+                do {
+                    key = try SRTPKey(file: item.value ?? "")
+                } catch {
+                    throw .unreadableInput(role: "live feed", path: argument, reason: PeerArgument.reason(error))
+                }
+                continue
+            }
+            guard item.name == "pt" else {
+                throw .unreadableInput(role: "live feed", path: argument, reason: "'\(item.name)' is not an option of an \(secure ? "SRTP feed (pt, key-file)" : "RTP feed (only pt)")")
+            }
             guard let value = item.value.flatMap({ Int($0) }), (96...127).contains(value) else {
                 throw .unreadableInput(role: "live feed", path: argument, reason: "pt is the dynamic payload type the Opus sender uses, 96 to 127 (WebRTC uses 111), not '\(item.value ?? "")'")
             }
@@ -75,13 +89,15 @@ struct PeerArgument: Sendable, Equatable {
         guard address.unicodeScalars.allSatisfy(allowed.contains) else {
             throw .unreadableInput(role: "live feed", path: argument, reason: "'\(host)' is not a host name or address to listen on")
         }
-        return .rtp(address: address, port: port, payloadType: pinned)
+        if secure, key == nil { throw .unreadableInput(role: "live feed", path: argument, reason: example) }
+        return .rtp(address: address, port: port, payloadType: pinned, key: key)
     }
 
     /// The engine's reason, without its leading "'X' cannot be used:".
     static func reason(_ error: EngineError) -> String {
         switch error {
         case .badEndpoint(_, let reason), .badSessionDescription(_, let reason): return reason
+        case .badKey(let origin, let reason): return "its SRTP key file \(origin): \(reason)"
         default: return error.description
         }
     }

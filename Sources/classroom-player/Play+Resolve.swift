@@ -147,14 +147,14 @@ extension Play {
             guard !path.isEmpty else { throw .cannotUse(role: "uplink", what: spec, reason: "wav: needs a path, e.g. --uplink wav:out/uplink.wav") }
             return .wav(path: try files.reserve(path, role: "uplink WAV file"))
         }
-        if spec.lowercased().hasPrefix("rtp://") {
+        if spec.lowercased().hasPrefix("rtp://") || spec.lowercased().hasPrefix("srtp://") {
             do {
                 return .rtp(try RTPEndpoint(uri: spec))
             } catch {
                 throw .cannotUse(role: "uplink", what: spec, reason: PeerArgument.reason(error))
             }
         }
-        throw .cannotUse(role: "uplink", what: spec, reason: "use wav:PATH, rtp://HOST:PORT[?pt=N][&codec=pcmu|pcma] or null")
+        throw .cannotUse(role: "uplink", what: spec, reason: "use wav:PATH, rtp://HOST:PORT[?pt=N][&codec=pcmu|pcma], srtp://HOST:PORT?key-file=FILE or null")
     }
 
     /// Writes the SDP of every RTP uplink to `path` (one session description each, in order).

@@ -17,7 +17,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "A peer (teacher, classmate): its audio is pushed as PCM into an RTC input of its own. Repeatable.",
-        discussion: "[ID=]FEED: a file (played in real time), rtp://HOST:PORT[?pt=N] (RTP/UDP with Opus on any dynamic payload type, listened for on HOST), an SDP file (Opus, PCMU, PCMA or L16 on any payload type), or an rtsp://, srt://, http(s):// URI. Without ID= the peers are live-1, live-2 …",
+        discussion: "[ID=]FEED: a file (played in real time), rtp://HOST:PORT[?pt=N] (RTP/UDP with Opus on any dynamic payload type, listened for on HOST), srtp://HOST:PORT?key-file=FILE[&pt=N] (the same as SRTP, AES_CM_128_HMAC_SHA1_80; FILE holds the base64 key and salt as ffmpeg's -srtp_out_params takes them, readable by its owner only), an SDP file (Opus, PCMU, PCMA or L16 on any payload type; SRTP with an a=crypto line), or an rtsp://, srt://, http(s):// URI. Without ID= the peers are live-1, live-2 …",
         valueName: "[id=]feed"))
     var live: [String] = []
 
@@ -26,7 +26,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the processed microphone goes. Repeatable.",
-        discussion: "wav:PATH (finalised on every stop), rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma] (Opus in 20 ms packets on payload type 111 unless ?pt=N; G.711 with codec=pcmu|pcma), or null. The uplink is silent, not absent, while the microphone is off or the session interrupted.",
+        discussion: "wav:PATH (finalised on every stop), rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma] (Opus in 20 ms packets on payload type 111 unless ?pt=N; G.711 with codec=pcmu|pcma), srtp://HOST:PORT?key-file=FILE[&…] (the same as SRTP, AES_CM_128_HMAC_SHA1_80; the SDP then carries the key in a=crypto), or null. The uplink is silent, not absent, while the microphone is off or the session interrupted.",
         valueName: "spec"))
     var uplink: [String] = []
 
@@ -107,8 +107,8 @@ struct Play: ParsableCommand {
             throw ValidationError("--rate is from \(LessonRate.slowest) to \(LessonRate.fastest), not \(rate)")
         }
         if untilLiveEnds, live.isEmpty { throw ValidationError("--until-live-ends needs --live FEED") }
-        if uplinkSdp != nil, !uplink.contains(where: { $0.lowercased().hasPrefix("rtp://") }) {
-            throw ValidationError("--uplink-sdp needs an RTP uplink (--uplink rtp://HOST:PORT)")
+        if uplinkSdp != nil, !uplink.contains(where: { $0.lowercased().hasPrefix("rtp://") || $0.lowercased().hasPrefix("srtp://") }) {
+            throw ValidationError("--uplink-sdp needs an RTP uplink (--uplink rtp://HOST:PORT or srtp://HOST:PORT?key-file=FILE)")
         }
         if let interval = snapshotInterval {
             guard case .snapshots = video else { throw ValidationError("--snapshot-interval needs --video snapshots:DIR") }

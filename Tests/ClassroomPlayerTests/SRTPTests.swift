@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+/// SRTP between kiosks, against ffmpeg's SRTP (an implementation no one here wrote) both ways.
+@Suite("classroom-player: SRTP feeds and uplinks", .serialized)
+struct SRTPTests {
+    /// A fresh key and salt (30 bytes, base64) in `name`, readable by its owner only.
+    private func keyFile(_ name: String, in folder: URL) throws -> (URL, String) {
+        let key = Data((0..<30).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let url = folder.appendingPathComponent(name)
+        try Data((key + "\n").utf8).write(to: url)
+        chmod(url.path, 0o600)
+        return (url, key)
+    }
+
+    /// ffmpeg sending a sine as SRTP (Opus, payload type 111) with `key`, in real time.
+    private func ffmpegSRTP(frequency: Int, seconds: Int, key: String, port: Int) throws -> Process {
+        try Fixtures.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds)",
+                                               "-ac", "1", "-c:a", "libopus", "-payload_type", "111", "-f", "rtp", "-srtp_out_suite", "AES_CM_128_HMAC_SHA1_80",
+                                               "-srtp_out_params", key, "srtp://127.0.0.1:\(port)"])
+    }
+
+    @Test("ffmpeg's SRTP is heard through --live srtp://; the same stream with a wrong key and plain RTP on the port are never heard, and are counted")
+    func feed() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 9, volume: 0)
+        let (keyURL, key) = try keyFile("teacher.key", in: folder)
+        let (_, wrongKey) = try keyFile("other.key", in: folder)
+        let port = try Fixtures.freeUDPPort()
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=srtp://127.0.0.1:\(port)?key-file=\(keyURL.path)", "--mic", "none",
+                                        "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        // First the strangers: were they judged before authentication, the first would latch and lock the teacher out.
+        try ffmpegSRTP(frequency: 3000, seconds: 1, key: wrongKey, port: port).waitUntilExit()
+        try Fixtures.gstLaunch("audiotestsrc is-live=true num-buffers=50 samplesperbuffer=960 freq=2000 volume=0.5 ! audio/x-raw,rate=48000,channels=1 "
+                               + "! opusenc ! rtpopuspay pt=111 ! udpsink host=127.0.0.1 port=\(port)")
+        try ffmpegSRTP(frequency: 1000, seconds: 2, key: key, port: port).waitUntilExit()
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+
+        let latchedAt = Fixtures.events(events, named: "live-latched").first?["t"] as? Double ?? 0
+        let teacher = try Fixtures.bandLevel(wav, from: latchedAt + 0.3, to: latchedAt + 1.7, band: 940...1060)
+        let wrong = try Fixtures.bandLevel(wav, from: 0, to: 9, band: 2940...3060), plain = try Fixtures.bandLevel(wav, from: 0, to: 9, band: 1940...2060)
+        let stopped = Fixtures.events(events, named: "stopped").first
+        let rejected = ((stopped?["peers"] as? [[String: Any]])?.first?["rejected_packets"] as? Int) ?? 0
+        let said = Fixtures.events(events, named: "live-rejected").compactMap { $0["message"] as? String }
+        print("FIGURE SRTP feed: teacher 1 kHz \(teacher) dB; wrong key 3 kHz \(wrong) dB, plain RTP 2 kHz \(plain) dB; \(rejected) packets rejected; said \(said)")
+        #expect(teacher > -40)
+        #expect(wrong < -55 && plain < -55)
+        #expect(rejected >= 90, "\(stopped ?? [:])")           // 50 wrong-key and 50 plain packets, less a few at the edges
+        #expect(said.contains { $0.contains("fail SRTP authentication") }, "\(said)")
+        let everything = player.stderr + ((try? String(contentsOf: events, encoding: .utf8)) ?? "")
+        #expect(!everything.contains(key) && !everything.contains(wrongKey))   // no key in anything the player says
+    }
+
+    @Test("a key file others can read is refused with exit 1 and what to do, and the key is not printed")
+    func openKeyFile() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 1, volume: 0)
+        let (keyURL, key) = try keyFile("teacher.key", in: folder)
+        chmod(keyURL.path, 0o644)
+        for argument in [["--live", "srtp://127.0.0.1:\(try Fixtures.freeUDPPort())?key-file=\(keyURL.path)"],
+                         ["--uplink", "srtp://127.0.0.1:\(try Fixtures.freeUDPPort())?key-file=\(keyURL.path)"]] {
+            let player = try PlayerProcess(["play", lesson.path] + argument + ["--mic", "none", "--output", "null", "--no-stdin"], in: folder)
+            let status = try await player.exitStatus(within: .seconds(20))
+            print("FIGURE \(argument[0]) with a key file of mode 644: exit \(status); \(player.stderr.split(separator: "\n").last ?? "")")
+            #expect(status == 1)
+            #expect(player.stderr.contains("others can read it") && player.stderr.contains("chmod 600 \(keyURL.path)"), "\(player.stderr)")
+            #expect(!player.stderr.contains(key))
+        }
+    }
+
+    @Test("--uplink srtp:// is decrypted by ffmpeg from the SDP the player writes (RTP/SAVP with a=crypto, readable by its owner only)")
+    func uplink() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 6, volume: 0.05)
+        let timeline = folder.appendingPathComponent("timeline.json")
+        try #"[{"at": 1.0, "do": "mic", "on": true}, {"at": 4.0, "do": "mic", "on": false}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let (keyURL, key) = try keyFile("uplink.key", in: folder)
+        let port = try Fixtures.freeUDPPort()
+        let sdp = folder.appendingPathComponent("uplink.sdp"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--mic", Fixtures.sample("student-mic.ogg"), "--script", timeline.path, "--output", "null",
+                                        "--uplink", "srtp://127.0.0.1:\(port)?key-file=\(keyURL.path)", "--uplink-sdp", sdp.path,
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        let description = try String(contentsOf: sdp, encoding: .utf8)
+        let mode = (try FileManager.default.attributesOfItem(atPath: sdp.path)[.posixPermissions] as? Int) ?? -1
+        #expect(description.contains("m=audio \(port) RTP/SAVP 111") && description.contains("a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key)"), "\(description)")
+        #expect(mode & 0o077 == 0, "the SDP holds the key and has mode \(String(mode, radix: 8))")
+        let received = folder.appendingPathComponent("received.wav")
+        let receiver = try Fixtures.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp,srtp", "-i", sdp.path,
+                                                              "-t", "4", "-ar", "48000", "-ac", "1", "-y", received.path])
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        receiver.waitUntilExit()
+        let audio = try WAVFile(received)
+        let windows = stride(from: 0.0, to: audio.seconds - 0.1, by: 0.1).map { audio.rms(from: $0, to: $0 + 0.1) }
+        let speech = Double(windows.filter { $0 > -45 }.count) / 10
+        print("FIGURE SRTP uplink decrypted by ffmpeg: \(audio.seconds) s, speech \(speech) s; SDP mode \(String(mode, radix: 8))")
+        #expect(speech >= 1.5)                     // the student, decrypted by another implementation
+        #expect(!player.stderr.contains(key))
+    }
+}
