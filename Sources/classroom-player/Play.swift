@@ -143,6 +143,7 @@ struct Play: ParsableCommand {
         do {
             try GStreamer.initialize()
             let settings = try resolve(files: files, console: console)
+            for note in files.notes.withLock({ $0 }) { console.err("classroom-player: \(note)") }
             let eventLog = try EventLog(path: events, console: console, journal: JournalEventSink(console: console))
             var followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
             let metricsServer = try metrics.map { address throws(PlayerError) in
