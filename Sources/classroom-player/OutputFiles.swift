@@ -16,6 +16,8 @@ final class OutputFiles: Sendable {
     private let files = Mutex<[String: Entry]>([:])
     /// Temporary files already renamed or removed (their names still map to the final ones).
     private let settled = Mutex<Set<String>>([])
+    /// Where each temporary file not finalised was kept (NAME.incomplete).
+    private let kept = Mutex<[String: String]>([:])
     /// Devices and FIFOs held open for the run: a FIFO's reader must not see an end between the
     /// check and the engine's own open.
     private let held = Mutex<[FileHandle]>([])
@@ -50,11 +52,16 @@ final class OutputFiles: Sendable {
         return temporary
     }
 
-    /// The path the user named for a temporary one (itself for any other).
-    func finalPath(_ path: String) -> String { files.withLock { $0[path]?.final } ?? path }
+    /// The path the user named for a temporary one (itself for any other); after `commit`,
+    /// where the file is (NAME.incomplete when it could not be finalised).
+    func finalPath(_ path: String) -> String {
+        if let kept = kept.withLock({ $0[path] }) { return kept }
+        return files.withLock { $0[path]?.final } ?? path
+    }
 
-    /// Renames every finalised file to its name; a file that is not a complete WAV is kept as
-    /// NAME.incomplete and the old file at NAME is left alone. Returns what to tell the user.
+    /// Renames every finalised file to its name; a file that is not a complete WAV (cut short by
+    /// a full disk or a failure) gets a header that matches what it holds, is kept as
+    /// NAME.incomplete, and the old file at NAME is left alone. Returns what to tell the user.
     func commit() -> [String] {
         defer { releaseHeld() }
         let all = unsettled()
@@ -65,9 +72,13 @@ final class OutputFiles: Sendable {
                     notes.append("the \(target.role) could not be renamed to \(target.final) (\(String(cString: strerror(errno)))); it is at \(temporary)")
                 }
             } else {
-                let kept = target.final + ".incomplete"
-                _ = rename(temporary, kept)
-                notes.append("the \(target.role) was not finalised; what was written is in \(kept), and \(target.final) was left as it was")
+                let seconds = OutputFiles.repairWAV(temporary)
+                let keptPath = target.final + ".incomplete"
+                let renamed = rename(temporary, keptPath) == 0
+                let location = renamed ? keptPath : temporary
+                kept.withLock { $0[temporary] = location }
+                let what = seconds.map { "what was written (\(String(format: "%.1f", $0)) s) is a valid WAV in \(location)" } ?? "what was written is in \(location)"
+                notes.append("the \(target.role) was not finalised; \(what), and \(target.final) was left as it was")
             }
         }
         return notes

@@ -198,6 +198,8 @@ struct Play: ParsableCommand {
                 console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB)) dBFS): check the lesson's audio track, the feed and the volumes.")
             }
             if case .lessonFailed(let why) = outcome.ending { console.err("classroom-player: the lesson stopped: \(why)") }
+            if case .outputFailed(let why) = outcome.ending { console.err("classroom-player: the run stopped: \(why)") }
+            if let why = outcome.outputFailure { console.err("classroom-player: \(why)") }
             if outcome.status != .success { throw ExitCode(outcome.status.rawValue) }
         } catch let error as PlayerError {
             console.err("classroom-player: \(error.description)")

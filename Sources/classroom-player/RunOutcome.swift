@@ -11,6 +11,8 @@ enum RunEnding: Sendable, Equatable {
     case signal(Int32)
     /// The lesson failed while playing.
     case lessonFailed(String)
+    /// The output file could not be written (a full disk): the mix had nowhere to go.
+    case outputFailed(String)
 
     /// The `reason` of the `stopped` event.
     var name: String {
@@ -19,6 +21,7 @@ enum RunEnding: Sendable, Equatable {
         case .stopCommand: return "stop-command"
         case .signal(let number): return number == SIGINT ? "sigint" : number == SIGHUP ? "sighup" : "sigterm"
         case .lessonFailed: return "lesson-failed"
+        case .outputFailed: return "output-failed"
         }
     }
 }
@@ -30,17 +33,21 @@ struct RunOutcome {
     let status: ExitStatus
     /// Why the lesson could not play or broke, when the class went on without it.
     let lessonFailure: String?
+    /// Why an output file (the uplink WAV) could not be written, when the class went on without it.
+    let outputFailure: String?
 
-    /// Judges the run: a signal exits with its status, a lesson that failed exits 2 even when the
-    /// class went on without it, and a silent output exits 3.
-    init(ending: RunEnding, lessonFailure: String?, summary: LevelMeter.Summary) {
+    /// Judges the run: a signal exits with its status, a lesson that failed or an output that could
+    /// not be written exits 2 (the lesson even when the class went on without it), and a silent
+    /// output exits 3.
+    init(ending: RunEnding, lessonFailure: String?, outputFailure: String? = nil, summary: LevelMeter.Summary) {
         self.ending = ending
         self.summary = summary
         self.lessonFailure = lessonFailure
+        self.outputFailure = outputFailure
         switch ending {
         case .signal(let number): status = number == SIGINT ? .interrupted : number == SIGHUP ? .hangUp : .terminated
-        case .lessonFailed: status = .playbackFailed
-        case .completed, .stopCommand: status = lessonFailure != nil ? .playbackFailed : summary.isSilent ? .silentOutput : .success
+        case .lessonFailed, .outputFailed: status = .playbackFailed
+        case .completed, .stopCommand: status = lessonFailure != nil || outputFailure != nil ? .playbackFailed : summary.isSilent ? .silentOutput : .success
         }
     }
 
@@ -48,7 +55,9 @@ struct RunOutcome {
     func stoppedFields(output: String) -> [(String, JSON)] {
         var fields: [(String, JSON)] = [("reason", .string(ending.name))]
         if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
+        if case .outputFailed(let why) = ending { fields.append(("message", .string(why))) }
         if let lessonFailure { fields.append(("lesson_failed", .string(lessonFailure))) }
+        if let outputFailure { fields.append(("output_failed", .string(outputFailure))) }
         fields += [("exit", .number(Double(status.rawValue))), ("seconds", .number(summary.seconds)),
                    ("rms_db", .maybe(summary.rmsDB.isFinite ? summary.rmsDB : nil)), ("peak_db", .maybe(summary.peakDB.isFinite ? summary.peakDB : nil)),
                    ("output", .string(output))]
