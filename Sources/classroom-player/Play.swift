@@ -17,7 +17,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "A peer (teacher, classmate): its audio is pushed as PCM into an RTC input of its own. Repeatable.",
-        discussion: "[ID=]FEED: a file (played in real time), rtp://HOST:PORT[?pt=N] (RTP/UDP with Opus on any dynamic payload type, listened for on HOST), an SDP file (Opus, PCMU, PCMA or L16 on any payload type), or an rtsp://, srt://, http(s):// URI. Without ID= the peers are live-1, live-2 …",
+        discussion: "[ID=]FEED: a file (played in real time), rtp://HOST:PORT[?pt=N] (RTP/UDP with Opus on any dynamic payload type, listened for on HOST), an SDP file (Opus, PCMU, PCMA or L16 on any payload type), or an rtsp://, srt://, http(s):// URI. Without ID= the peers are live-1, live-2 … At most \(PeerRoster.maximum) at once (the peer verb included).",
         valueName: "[id=]feed"))
     var live: [String] = []
 
@@ -105,6 +105,7 @@ struct Play: ParsableCommand {
             throw ValidationError("--rate is from \(LessonRate.slowest) to \(LessonRate.fastest), not \(rate)")
         }
         if untilLiveEnds, live.isEmpty { throw ValidationError("--until-live-ends needs --live FEED") }
+        if live.count > PeerRoster.maximum { throw ValidationError("--live is given \(live.count) times; \(PeerRoster.limitReason)") }
         if uplinkSdp != nil, !uplink.contains(where: { $0.lowercased().hasPrefix("rtp://") }) {
             throw ValidationError("--uplink-sdp needs an RTP uplink (--uplink rtp://HOST:PORT)")
         }
