@@ -27,6 +27,7 @@ struct OutputPath {
     /// Judges `path`; throws for a directory, a socket, a link loop or a FIFO nobody reads.
     init(_ path: String, role: String) throws(PlayerError) {
         named = path
+        guard !path.hasSuffix("/") else { throw .cannotWrite(role: role, path: path, reason: "it names a directory (it ends with '/'); name a file in it") }
         var current = URL(fileURLWithPath: path).standardizedFileURL.path
         var hops = 0
         var info = stat()

@@ -196,7 +196,7 @@ struct Play: ParsableCommand {
                             + "sent to \(settings.displayedUplink.joined(separator: ", ")).")
             }
             if outcome.status == .silentOutput {
-                console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB)) dBFS): check the lesson's audio track, the feed and the volumes.")
+                console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB))): check the lesson's audio track, the feed and the volumes.")
             }
             if case .lessonFailed(let why) = outcome.ending { console.err("classroom-player: the lesson stopped: \(why)") }
             if case .outputFailed(let why) = outcome.ending { console.err("classroom-player: the run stopped: \(why)") }
@@ -229,7 +229,9 @@ struct Play: ParsableCommand {
         case .soundServer: what = "Played on \(output):"
         case .discard: what = "Played to nowhere:"
         }
-        let level = "level \(LevelMeter.Summary.format(summary.rmsDB)) dBFS RMS, peak \(LevelMeter.Summary.format(summary.peakDB)) dBFS"
+        let level = summary.peakDB.isFinite && summary.peakDB >= LevelMeter.Summary.silenceFloor
+            ? "level \(LevelMeter.Summary.format(summary.rmsDB)) RMS, peak \(LevelMeter.Summary.format(summary.peakDB))"
+            : "silent (\(LevelMeter.Summary.format(summary.peakDB)))"
         let where_ = eventsPath.map { " (in \($0))" } ?? ""
         return "\(what) \(String(format: "%.1f", summary.seconds)) s, \(level); \(events.events) events, \(events.alarms) alarms\(where_)."
     }

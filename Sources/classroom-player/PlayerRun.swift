@@ -139,7 +139,7 @@ final class PlayerRun: Sendable {
         do {
             try startPlaying()
         } catch {
-            tearDown()
+            tearDown(failedWith: error)
             throw error
         }
         ended.wait()
@@ -260,8 +260,9 @@ final class PlayerRun: Sendable {
         }
     }
 
+    /// Stops everything and says `stopped`; with `failedWith`, the run could not start (its exit status is that error's).
     @discardableResult
-    func tearDown() -> RunOutcome {
+    func tearDown(failedWith failure: PlayerError? = nil) -> RunOutcome {
         let (timers, control, snapshotter) = state.withLock { state in
             defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil }
             return (state.timers, state.control, state.snapshotter)
@@ -278,7 +279,7 @@ final class PlayerRun: Sendable {
         uplink?.stop()     // after the microphone went: finalises an uplink WAV
         let (ending, lessonFailure, outputFailure) = state.withLock { ($0.ending ?? .completed, $0.lessonFailure, $0.outputFailure) }
         let outcome = RunOutcome(ending: ending, lessonFailure: lessonFailure, outputFailure: outputFailure, summary: meter.summary)
-        var fields = outcome.stoppedFields(output: settings.displayedOutput.description)
+        var fields = outcome.stoppedFields(output: settings.displayedOutput.description, failure: failure)
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
         fields += peers.totals
         if let uplink {

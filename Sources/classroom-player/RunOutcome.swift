@@ -51,8 +51,13 @@ struct RunOutcome {
         }
     }
 
-    /// The `stopped` event's first fields: the reason, the exit status and the output's figures.
-    func stoppedFields(output: String) -> [(String, JSON)] {
+    /// The `stopped` event's first fields: the reason, the exit status and the output's figures;
+    /// with `failure`, the run could not start, and the exit status is the one the process exits with.
+    func stoppedFields(output: String, failure: PlayerError? = nil) -> [(String, JSON)] {
+        if let failure {
+            return [("reason", .string("start-failed")), ("message", .string(failure.description)), ("exit", .number(Double(failure.exitStatus.rawValue))),
+                    ("seconds", .number(summary.seconds)), ("output", .string(output))]
+        }
         var fields: [(String, JSON)] = [("reason", .string(ending.name))]
         if case .lessonFailed(let why) = ending { fields.append(("message", .string(why))) }
         if case .outputFailed(let why) = ending { fields.append(("message", .string(why))) }
