@@ -64,10 +64,9 @@ extension SessionController {
     func outputLost(_ why: String) {
         guard !engine.link.isLost else { return }
         logger.error("output lost: \(why)")
-        guard engine.output.isSoundServer else {
-            session.mediaServicesWereLost()
-            return
-        }
+        // A WAV file that cannot be written (a full disk) is no lost sound server: no media-services
+        // interruption; the `outputLost` event tells the integrator, who decides.
+        guard engine.output.isSoundServer else { return }
         guard engine.link.lose(.server) else { return }
         let monitor = state.withLock { state -> DeviceMonitor? in
             defer { state.deviceMonitor = nil }

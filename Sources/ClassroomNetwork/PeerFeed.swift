@@ -52,10 +52,6 @@ public final class PeerFeed: Sendable {
         self.source = source
         self.input = input
         self.logger = logger
-        if case .sessionDescription(let description) = source, description.address == nil {
-            // Listening on every interface would take packets from any network the kiosk is on.
-            throw .badSessionDescription(path: description.path, reason: "it names no connection address (c=); the feed listens only where its SDP says")
-        }
         latch = PeerFeed.latch(for: source)
         do {
             pipeline = try Pipeline(name: NetworkGraph.Peer.pipeline(input.id))
@@ -69,8 +65,9 @@ public final class PeerFeed: Sendable {
                 let udp = try buildRTP(address: address, port: port, format: PeerFeed.opus, key: key, into: entryPad)
                 receiver.withLock { $0 = udp }
             case .sessionDescription(let description):
-                guard let format = description.formats.first, let address = description.address else { throw GStreamerError.failed("\(description) is incomplete") }
-                let udp = try buildRTP(address: address, port: description.port, format: format, key: description.key, into: entryPad)
+                guard let format = description.formats.first else { throw GStreamerError.failed("\(description) names no payload format") }
+                // Where its c= line says, never every interface: that would take packets from any network the kiosk is on.
+                let udp = try buildRTP(address: description.address, port: description.port, format: format, key: description.key, into: entryPad)
                 receiver.withLock { $0 = udp }
             case .file(_, let uri), .network(let uri):
                 let decode = try ElementFactory.make("uridecodebin", name: NetworkGraph.Peer.decode, properties: ["uri": .string(uri)])

@@ -21,8 +21,8 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
 
     /// The UDP port the stream arrives on.
     public let port: Int
-    /// The connection address (`c=`), when given.
-    public let address: String?
+    /// The connection address (`c=`): where the feed listens; an SDP without one is refused.
+    public let address: String
     /// The payload formats, in the order the media line lists them.
     public let formats: [Format]
     /// Where it was read from.
@@ -130,9 +130,12 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
                                         : formats.map(\.encoding).joined(separator: ", ")
             throw .badSessionDescription(path: path, reason: "its audio is \(named); this player decodes \(decodable.sorted().joined(separator: ", "))")
         }
+        guard let address = mediaAddress ?? sessionAddress, !address.isEmpty else {
+            throw .badSessionDescription(path: path, reason: "it gives no connection address (a c= line, e.g. c=IN IP4 0.0.0.0): without one the stream's address is unknown and nothing would be received")
+        }
         // The decodable format first: the one the feed is described by.
         let ordered = [usable] + formats.filter { $0 != usable }
-        return SessionDescription(port: media.port, address: mediaAddress ?? sessionAddress, formats: ordered, path: path,
+        return SessionDescription(port: media.port, address: address, formats: ordered, path: path,
                                   key: try crypto.map { line throws(EngineError) in try SessionDescription.key(of: line, path: path) })
     }
 

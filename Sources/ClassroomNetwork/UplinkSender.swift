@@ -24,8 +24,15 @@ public final class UplinkSender: Sendable {
     private let dropped = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)
     private let subscription = Mutex<BusSubscription?>(nil)
-    /// The first element of each destination's branch, where EOS is sent to finalise it.
-    private let branchHeads: [Element]
+    /// Each destination's branch, first element (where EOS is sent to finalise it) to last, and
+    /// the tee pad that feeds it.
+    private let branches: [(elements: [Element], teePad: Pad)]
+    private let tee: Element
+    /// WAV branches whose file could not be written (a full disk): they drop what reaches them,
+    /// so the other destinations go on, and leave the pipeline at the stop.
+    private let failed = Mutex<Set<Int>>([])
+    /// The probes that make a failed WAV branch drop instead of stopping the tee.
+    private let guards: [PadProbe]
     private let logger: Logger
 
     /// How long the mixer waits for a late frame before filling its time with silence.
@@ -55,15 +62,20 @@ public final class UplinkSender: Sendable {
             ]
             try pipeline.addLinked(head)
             guard let tee = head.last else { throw GStreamerError.failed("no tee") }
-            var heads: [Element] = []
+            self.tee = tee
+            var branches: [(elements: [Element], teePad: Pad)] = []
+            var guards: [PadProbe] = []
             for (index, destination) in destinations.enumerated() {
                 let branch = try UplinkSender.branch(for: destination, number: index, socketOf: socketOf)
                 try pipeline.addLinked(branch)
                 guard let first = branch.first else { continue }
-                try tee.requestPad("src_%u").link(to: try first.staticPad("sink"))
-                heads.append(first)
+                let teePad = try tee.requestPad("src_%u")
+                try teePad.link(to: try first.staticPad("sink"))
+                branches.append((branch, teePad))
+                if case .wav = destination, let guarded = UplinkSender.dropWhenFailed(first) { guards.append(guarded) }
             }
-            branchHeads = heads
+            self.branches = branches
+            self.guards = guards
         } catch let error as GStreamerError {
             throw .gstreamer(error)
         } catch {
@@ -130,15 +142,35 @@ public final class UplinkSender: Sendable {
         return encoder
     }
 
+    /// A failed sink returns an error to its queue, and the queue to the tee, which would stop
+    /// every destination: once the queue's own push failed, what reaches the queue is dropped.
+    private static func dropWhenFailed(_ queue: Element) -> PadProbe? {
+        guard let input = try? queue.staticPad("sink"), let output = try? queue.staticPad("src") else { return nil }
+        return input.addProbe(.dataDownstream) { _ in
+            switch output.lastFlowError {
+            case .error, .notNegotiated: return .drop
+            default: return .ok
+            }
+        }
+    }
+
     /// Starts sending (silence until frames come). Throws when a destination cannot be opened.
-    public func start() throws(EngineError) {
+    /// A WAV destination whose file cannot be written later (a full disk) is said to `onFailure`,
+    /// once, and the other destinations go on.
+    public func start(onFailure: @escaping @Sendable (_ destination: UplinkDestination, _ message: String) -> Void = { _, _ in }) throws(EngineError) {
         let firstError = FirstFailure<(GLibError, String?)>()
         let logger = self.logger
-        let token = pipeline.bus.subscribe { message in
+        let files = Dictionary(destinations.indices.map { (NetworkGraph.UplinkSender.file($0), $0) }) { first, _ in first }
+        let followers = Dictionary(destinations.indices.flatMap { [(NetworkGraph.UplinkSender.queue($0), $0), (NetworkGraph.UplinkSender.wavEncoder($0), $0)] }) { first, _ in first }
+        let destinations = self.destinations
+        let token = pipeline.bus.subscribe { [weak self] message in
             firstError.record(message)
-            if case .error(let error, let debug) = message.view {
-                logger.error("uplink: \(message.source ?? "?"): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
-            }
+            guard case .error(let error, let debug) = message.view, let self else { return }
+            let source = message.source ?? "?"
+            // What the queue and encoder of a failed file say next is the same failure.
+            if let number = followers[source], self.failed.withLock({ $0.contains(number) }) { return }
+            logger.error("uplink: \(source): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
+            if let number = files[source], self.failed.withLock({ $0.insert(number).inserted }) { onFailure(destinations[number], error.message) }
         }
         subscription.withLock { $0 = token }
         do {
@@ -170,10 +202,14 @@ public final class UplinkSender: Sendable {
     /// Stops sending; a WAV destination is finalised (waits up to 2 s for it).
     public func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        let needsEnd = destinations.contains { if case .wav = $0 { return true }; return false }
+        // A failed file's branch leaves first: its sink never ends, and the pipeline's EOS waits for every sink.
+        let failedNow = failed.withLock { $0 }
+        for number in failedNow.sorted() where branches.indices.contains(number) { detach(branches[number]) }
+        let remaining = branches.indices.filter { !failedNow.contains($0) }
+        let needsEnd = remaining.contains { if case .wav = destinations[$0] { return true }; return false }
         if needsEnd {
             // The force-live mixer never ends: EOS goes into every branch, and the pipeline posts EOS once all sinks have it.
-            let heads = branchHeads
+            let heads = remaining.compactMap { branches[$0].elements.first }
             let done = pipeline.bus.waitForMessage(timeout: .seconds(2), after: {
                 for head in heads { if let eos = try? Event.endOfStream(), let pad = try? head.staticPad("sink") { _ = pad.send(eos) } }
             }) { message in
@@ -184,6 +220,16 @@ public final class UplinkSender: Sendable {
         }
         _ = try? pipeline.setState(.null)
         subscription.withLock { $0 = nil }
+    }
+
+    /// Unlinks a branch from the tee and removes it (the tee goes on: `allow-not-linked`).
+    private func detach(_ branch: (elements: [Element], teePad: Pad)) {
+        if let head = branch.elements.first, let input = try? head.staticPad("sink") { branch.teePad.unlink(from: input) }
+        tee.releaseRequestPad(branch.teePad)
+        for element in branch.elements {
+            _ = try? element.setState(.null)
+            try? pipeline.remove(element)
+        }
     }
 
     /// Frames handed over so far.

@@ -40,6 +40,10 @@ public class Pad: Object {
     /// True when linked (wraps `gst_pad_is_linked`).
     public var isLinked: Bool { gst_pad_is_linked(gstPad) != 0 }
 
+    /// Why the last buffer pushed through this pad did not flow, nil when it did (wraps
+    /// `gst_pad_get_last_flow_return`): a branch whose sink failed says `.error` here.
+    public var lastFlowError: FlowError? { FlowError(GstFlowReturnValue(gst_pad_get_last_flow_return(gstPad).rawValue)) }
+
     /// True while a blocking probe holds the pad (wraps `gst_pad_is_blocked`).
     public var isBlocked: Bool { gst_pad_is_blocked(gstPad) != 0 }
 

@@ -22,7 +22,7 @@ final class EventLog: Sendable {
     /// The file, when events do not go to standard error.
     let path: String?
 
-    /// Opens (creating or truncating) `path`, or uses standard error when it is nil (the journal,
+    /// Opens `path` (a file created or truncated, a device or FIFO as it is), or uses standard error when it is nil (the journal,
     /// through `journal`, when standard error is the journal).
     init(path: String?, console: Console, journal: JournalEventSink? = nil) throws(PlayerError) {
         self.console = console
@@ -30,16 +30,21 @@ final class EventLog: Sendable {
         self.path = path
         var file: FileHandle?
         if let path {
-            let url = URL(fileURLWithPath: path)
-            do {
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            } catch {
-                throw .cannotWrite(role: "events file", path: path, reason: PlayerError.reason(error))
+            // Never renamed over: a device or FIFO is written through, a file truncated in place.
+            let output = try OutputPath(path, role: "events file")
+            if let note = output.note { console.err("classroom-player: the events file \(note)") }
+            if output.isReplaced {
+                do {
+                    try FileManager.default.createDirectory(at: URL(fileURLWithPath: output.target).deletingLastPathComponent(), withIntermediateDirectories: true)
+                } catch {
+                    throw .cannotWrite(role: "events file", path: path, reason: PlayerError.reason(error))
+                }
+                let descriptor = open(output.target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                guard descriptor >= 0 else { throw .cannotWrite(role: "events file", path: path, reason: String(cString: strerror(errno))) }
+                file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            } else {
+                file = try output.openWriteThrough(role: "events file")
             }
-            guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
-                throw .cannotWrite(role: "events file", path: path, reason: "the file cannot be created there")
-            }
-            file = handle
         }
         state = Mutex(State(file: file))
     }

@@ -5,7 +5,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// Something named cannot be opened: a missing file, an unknown device, an unwritable
     /// output, a control socket in use.
     case cannotStart = 1
-    /// Playback failed: the lesson cannot be decoded or the engine failed; probe: it cannot play.
+    /// Playback failed: the lesson cannot be decoded, the engine failed, or an output file could
+    /// not be written (a full disk); probe: it cannot play.
     case playbackFailed = 2
     /// Played, but the output was silent (peak below -60 dBFS).
     case silentOutput = 3
@@ -26,7 +27,7 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .success: return "played to the end, or stopped by a stop step/command"
         case .cannotStart: return "something named cannot be opened (missing file, unknown device, unwritable WAV, control socket in use)"
-        case .playbackFailed: return "the lesson cannot be decoded or played, or the engine failed"
+        case .playbackFailed: return "the lesson cannot be decoded or played, the engine failed, or an output file could not be written (disk full)"
         case .silentOutput: return "played, but the output was silent (peak below -60 dBFS)"
         case .usage: return "bad command line or timeline (the message names the option or step)"
         case .unavailable: return "no sound server answered (within --wait-for-server); one may still come, so systemd tries again"

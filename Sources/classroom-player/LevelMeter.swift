@@ -57,7 +57,11 @@ final class LevelMeter: Sendable {
         /// before anything was measured is not judged).
         var isSilent: Bool { seconds >= 0.5 && peakDB < -60 }
 
-        /// "-21.4" or "-inf".
-        static func format(_ db: Double) -> String { db.isFinite ? String(format: "%.1f", db) : "-inf" }
+        /// Below this a level is printed as silence: the level element says -350 dBFS (or -inf)
+        /// for digital zero, which reads as a number nobody can use.
+        static let silenceFloor = -90.0
+
+        /// "-21.4 dBFS", or "below -90 dBFS" for silence.
+        static func format(_ db: Double) -> String { db.isFinite && db >= silenceFloor ? String(format: "%.1f dBFS", db) : "below \(Int(silenceFloor)) dBFS" }
     }
 }

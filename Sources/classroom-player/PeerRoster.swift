@@ -49,6 +49,14 @@ final class PeerRoster: Sendable {
         self.onSettled = onSettled
     }
 
+    /// The most peers a class takes at once. Each is a receiving pipeline of its own (about 6
+    /// threads: 200 peers made 1219) and an input the mixer reads every 10 ms on a 2-core kiosk;
+    /// a teacher and a group of classmates fit well within 16.
+    static let maximum = 16
+
+    /// Why there is a limit, for the refusals.
+    static let limitReason = "a class takes at most \(maximum) peers at once: each is a receiving pipeline of its own (about 6 threads), mixed in real time on the kiosk"
+
     /// The engine input a peer pushes into.
     static func inputID(_ id: String) -> String { "rtc-\(id)" }
 
@@ -65,12 +73,17 @@ final class PeerRoster: Sendable {
     @discardableResult
     func add(id: String?, source: PeerSource, by origin: String) throws(CommandError) -> String {
         let id = id ?? nextID()
-        let reserved = roster.withLock { roster -> Bool in
-            guard roster.peers[id] == nil, !roster.reserved.contains(id) else { return false }
+        let refusal = roster.withLock { roster -> CommandError? in
+            guard roster.peers[id] == nil, !roster.reserved.contains(id) else {
+                return CommandError(.badValue, "a peer called \"\(id)\" is already in the class; remove it first or choose another id")
+            }
+            // Ended and failed peers hold no pipeline: only the live ones and those being added count.
+            let live = roster.peers.values.filter { $0.state == .starting || $0.state == .playing }.count + roster.reserved.count
+            guard live < PeerRoster.maximum else { return CommandError(.unavailable, "the class already has \(PeerRoster.maximum) live peers; \(PeerRoster.limitReason). Remove one first") }
             roster.reserved.insert(id)
-            return true
+            return nil
         }
-        guard reserved else { throw CommandError(.badValue, "a peer called \"\(id)\" is already in the class; remove it first or choose another id") }
+        if let refusal { throw refusal }
         defer { roster.withLock { _ = $0.reserved.remove(id) } }
         let input: AudioInput
         do {

@@ -14,7 +14,7 @@ extension Play {
         let peers = try Play.resolvePeers(live)
         let uplinkDestinations = try uplink.map { spec throws(PlayerError) in try Play.resolveUplink(spec, files: files) }
         let endpoints = uplinkDestinations.compactMap { destination -> RTPEndpoint? in if case .rtp(let endpoint) = destination { return endpoint }; return nil }
-        if let uplinkSdp { try Play.writeSessionDescription(endpoints, to: uplinkSdp) }
+        if let uplinkSdp { try Play.writeSessionDescription(endpoints, to: uplinkSdp, files: files) }
         let roomAddress: JanusRoomAddress?
         do {
             roomAddress = try room.map { uri throws(EngineError) in try JanusRoomAddress(uri: uri, defaultDisplay: Play.defaultDisplay) }
@@ -157,15 +157,13 @@ extension Play {
         throw .cannotUse(role: "uplink", what: spec, reason: "use wav:PATH, rtp://HOST:PORT[?pt=N][&codec=pcmu|pcma], srtp://HOST:PORT?key-file=FILE or null")
     }
 
-    /// Writes the SDP of every RTP uplink to `path` (one session description each, in order).
-    static func writeSessionDescription(_ endpoints: [RTPEndpoint], to path: String) throws(PlayerError) {
-        let url = URL(fileURLWithPath: path)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(endpoints.map { $0.sessionDescription() }.joined().utf8).write(to: url, options: .atomic)
-        } catch {
-            throw .cannotWrite(role: "uplink SDP file", path: path, reason: PlayerError.reason(error))
-        }
+    /// Writes the SDP of every RTP uplink to `path` (one session description each, in order):
+    /// replacing a file whole, through a device or FIFO as it is.
+    static func writeSessionDescription(_ endpoints: [RTPEndpoint], to path: String, files: OutputFiles) throws(PlayerError) {
+        let output = try OutputPath(path, role: "uplink SDP file")
+        if let note = output.note { files.notes.withLock { $0.append("the uplink SDP file \(note)") } }
+        // An SRTP uplink's SDP carries its key (a=crypto): only its owner may read it.
+        try output.write(Data(endpoints.map { $0.sessionDescription() }.joined().utf8), role: "uplink SDP file", ownerOnly: endpoints.contains { $0.key != nil })
     }
 
     /// The room's name for this kiosk unless `?display=` gives one: the machine's host name.

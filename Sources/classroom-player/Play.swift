@@ -17,7 +17,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "A peer (teacher, classmate): its audio is pushed as PCM into an RTC input of its own. Repeatable.",
-        discussion: "[ID=]FEED: a file (played in real time), rtp://HOST:PORT[?pt=N] (RTP/UDP with Opus on any dynamic payload type, listened for on HOST), srtp://HOST:PORT?key-file=FILE[&pt=N] (the same as SRTP, AES_CM_128_HMAC_SHA1_80; FILE holds the base64 key and salt as ffmpeg's -srtp_out_params takes them, readable by its owner only), an SDP file (Opus, PCMU, PCMA or L16 on any payload type; SRTP with an a=crypto line), or an rtsp://, srt://, http(s):// URI. Without ID= the peers are live-1, live-2 …",
+        discussion: "[ID=]FEED: a file (played in real time), rtp://HOST:PORT[?pt=N] (RTP/UDP with Opus on any dynamic payload type, listened for on HOST), srtp://HOST:PORT?key-file=FILE[&pt=N] (the same as SRTP, AES_CM_128_HMAC_SHA1_80; FILE holds the base64 key and salt as ffmpeg's -srtp_out_params takes them, readable by its owner only), an SDP file (Opus, PCMU, PCMA or L16 on any payload type; SRTP with an a=crypto line), or an rtsp://, srt://, http(s):// URI. Without ID= the peers are live-1, live-2 … At most \(PeerRoster.maximum) at once (the peer verb included).",
         valueName: "[id=]feed"))
     var live: [String] = []
 
@@ -107,6 +107,7 @@ struct Play: ParsableCommand {
             throw ValidationError("--rate is from \(LessonRate.slowest) to \(LessonRate.fastest), not \(rate)")
         }
         if untilLiveEnds, live.isEmpty { throw ValidationError("--until-live-ends needs --live FEED") }
+        if live.count > PeerRoster.maximum { throw ValidationError("--live is given \(live.count) times; \(PeerRoster.limitReason)") }
         if uplinkSdp != nil, !uplink.contains(where: { $0.lowercased().hasPrefix("rtp://") || $0.lowercased().hasPrefix("srtp://") }) {
             throw ValidationError("--uplink-sdp needs an RTP uplink (--uplink rtp://HOST:PORT or srtp://HOST:PORT?key-file=FILE)")
         }
@@ -145,6 +146,7 @@ struct Play: ParsableCommand {
         do {
             try GStreamer.initialize()
             let settings = try resolve(files: files, console: console)
+            for note in files.notes.withLock({ $0 }) { console.err("classroom-player: \(note)") }
             let eventLog = try EventLog(path: events, console: console, journal: JournalEventSink(console: console))
             var followers: [any RunFollower] = [SystemdNotifier(logger: logger)].compactMap { $0 }
             let metricsServer = try metrics.map { address throws(PlayerError) in
@@ -201,10 +203,12 @@ struct Play: ParsableCommand {
                             + "sent to \(settings.displayedUplink.joined(separator: ", ")).")
             }
             if outcome.status == .silentOutput {
-                console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB)) dBFS): check the lesson's audio track, the feed and the volumes.")
+                console.err("classroom-player: the output was silent (peak \(LevelMeter.Summary.format(outcome.summary.peakDB))): check the lesson's audio track, the feed and the volumes.")
             }
             if case .lessonFailed(let why) = outcome.ending { console.err("classroom-player: the lesson stopped: \(why)") }
             if case .cannotUse(let why) = outcome.ending { console.err("classroom-player: \(why)") }
+            if case .outputFailed(let why) = outcome.ending { console.err("classroom-player: the run stopped: \(why)") }
+            if let why = outcome.outputFailure { console.err("classroom-player: \(why)") }
             if outcome.status != .success { throw ExitCode(outcome.status.rawValue) }
         } catch let error as PlayerError {
             console.err("classroom-player: \(error.description)")
@@ -233,7 +237,9 @@ struct Play: ParsableCommand {
         case .soundServer: what = "Played on \(output):"
         case .discard: what = "Played to nowhere:"
         }
-        let level = "level \(LevelMeter.Summary.format(summary.rmsDB)) dBFS RMS, peak \(LevelMeter.Summary.format(summary.peakDB)) dBFS"
+        let level = summary.peakDB.isFinite && summary.peakDB >= LevelMeter.Summary.silenceFloor
+            ? "level \(LevelMeter.Summary.format(summary.rmsDB)) RMS, peak \(LevelMeter.Summary.format(summary.peakDB))"
+            : "silent (\(LevelMeter.Summary.format(summary.peakDB)))"
         let where_ = eventsPath.map { " (in \($0))" } ?? ""
         return "\(what) \(String(format: "%.1f", summary.seconds)) s, \(level); \(events.events) events, \(events.alarms) alarms\(where_)."
     }

@@ -33,6 +33,8 @@ enum PlayHelp {
         activation-changed, interruption-began, interruption-ended, lesson-pause-requested, \
         policy-corrected, alarm (with code, number, owner, message, context), alarm-cleared, \
         media-services-lost, media-services-reset, engine-error, output-lost, device-choice-ended, \
+        output-failed (the WAV output cannot be written: the run ends), uplink-failed (an uplink WAV cannot \
+        be written: the class goes on), \
         snapshot, snapshot-failed, stop-requested, stopped (reason, exit status, seconds, levels). \
         Log messages are plain text on standard error.
 

@@ -1,5 +1,6 @@
 import ClassroomAudio
 import ClassroomEngine
+import ClassroomNetwork
 import Foundation
 import GStreamer
 
@@ -30,6 +31,17 @@ extension PlayerRun {
         }
     }
 
+    /// An uplink WAV that cannot be written (a full disk): said once; the class and the other
+    /// destinations go on, and the exit status says it (2).
+    func uplinkFailed(_ destination: UplinkDestination, _ message: String) {
+        var path = destination.description
+        if case .wav(let written) = destination { path = settings.files.finalPath(written) }
+        let why = "the uplink WAV file \(path) could not be written: \(message)"
+        state.withLock { if $0.outputFailure == nil { $0.outputFailure = why } }
+        logger.error("\(why) The class goes on without it.")
+        events.emit("uplink-failed", [("path", .string(path)), ("message", .string(message))])
+    }
+
     func handle(_ event: EngineEvent) {
         switch event {
         case .level(let meterName, let rms, let peak, _):
@@ -41,7 +53,17 @@ extension PlayerRun {
         case .error(let element, let message, _):
             events.emit("engine-error", [("element", .string(element)), ("message", .string(message))])
         case .outputLost(let why):
-            events.emit("output-lost", [("message", .string(why))])
+            guard case .wavFile(let path) = settings.output else {
+                events.emit("output-lost", [("message", .string(why))])
+                return
+            }
+            // A file that cannot be written (a full disk) is not a sound server lost: the run ends
+            // with what was written kept, and says so.
+            let message = "the WAV file \(settings.files.finalPath(path)) could not be written: \(why)"
+            logger.error("\(message)")
+            events.emit("output-failed", [("path", .string(settings.files.finalPath(path))), ("message", .string(why)),
+                                          ("seconds", .number(meter.summary.seconds))])
+            finish(.outputFailed(message))
         case .warning, .outputStateRequested:
             break
         }

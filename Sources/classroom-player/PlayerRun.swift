@@ -21,6 +21,8 @@ final class PlayerRun: Sendable {
         var lessonState = LessonState.loading
         /// Why the lesson could not play or broke, when it did (the final exit status says so).
         var lessonFailure: String?
+        /// Why an output file (the uplink WAV) could not be written, when one could not (exit 2).
+        var outputFailure: String?
         var coursewareLease: LeaseToken?
         var ending: RunEnding?
         var tokens: [any AnyObject & Sendable] = []
@@ -125,7 +127,7 @@ final class PlayerRun: Sendable {
             throw .engineFailed("\(error.description) (output: \(settings.displayedOutput))")
         }
         do {
-            try uplink?.start()
+            try uplink?.start { [weak self] destination, message in self?.uplinkFailed(destination, message) }
         } catch {
             controller.stop()
             throw .cannotUse(role: "uplink", what: settings.uplink.map(\.description).joined(separator: ", "), reason: error.description)
@@ -138,7 +140,7 @@ final class PlayerRun: Sendable {
         do {
             try startPlaying()
         } catch {
-            tearDown()
+            tearDown(failedWith: error)
             throw error
         }
         ended.wait()
@@ -255,8 +257,9 @@ final class PlayerRun: Sendable {
         }
     }
 
+    /// Stops everything and says `stopped`; with `failedWith`, the run could not start (its exit status is that error's).
     @discardableResult
-    func tearDown() -> RunOutcome {
+    func tearDown(failedWith failure: PlayerError? = nil) -> RunOutcome {
         let (timers, control, snapshotter) = state.withLock { state in
             defer { state.timers.removeAll(); state.control = nil; state.snapshotter = nil }
             return (state.timers, state.control, state.snapshotter)
@@ -271,9 +274,9 @@ final class PlayerRun: Sendable {
         room?.leave()      // leave and destroy the session while the engine still runs
         controller.stop()  // finalises a WAV output
         uplink?.stop()     // after the microphone went: finalises an uplink WAV
-        let (ending, lessonFailure) = state.withLock { ($0.ending ?? .completed, $0.lessonFailure) }
-        let outcome = RunOutcome(ending: ending, lessonFailure: lessonFailure, summary: meter.summary)
-        var fields = outcome.stoppedFields(output: settings.displayedOutput.description)
+        let (ending, lessonFailure, outputFailure) = state.withLock { ($0.ending ?? .completed, $0.lessonFailure, $0.outputFailure) }
+        let outcome = RunOutcome(ending: ending, lessonFailure: lessonFailure, outputFailure: outputFailure, summary: meter.summary)
+        var fields = outcome.stoppedFields(output: settings.displayedOutput.description, failure: failure)
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
         fields += peers.totals
         if let uplink {
@@ -317,15 +320,5 @@ final class PlayerRun: Sendable {
             }
             return Result { () throws(CommandError) in try execute(command, from: origin) }
         }.get()
-    }
-
-    // MARK: Snapshots
-
-    func startSnapshots(_ snapshots: (directory: URL, interval: Double)) {
-        guard let lesson = state.withLock({ $0.lesson }) else { return }
-        let snapshotter = Snapshotter(lesson: lesson, directory: snapshots.directory, interval: snapshots.interval)
-        state.withLock { $0.snapshotter = snapshotter }
-        snapshotter.start(onSnapshot: { [events] path, position in events.emit("snapshot", [("path", .string(path)), ("position", .maybe(position?.seconds))]) },
-                          onFailure: { [events] why in events.emit("snapshot-failed", [("message", .string(why))]) })
     }
 }

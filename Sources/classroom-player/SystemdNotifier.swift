@@ -96,7 +96,7 @@ final class SystemdNotifier: RunFollower {
             line += String(format: " at %.1f s", position)
             if case .number(let duration)? = lesson?["duration"] { line += String(format: " of %.1f s", duration) }
         }
-        if case .number(let output)? = status["levels"]?["output_db"] { line += "; output " + LevelMeter.Summary.format(output) + " dBFS" }
+        if case .number(let output)? = status["levels"]?["output_db"] { line += "; output " + LevelMeter.Summary.format(output) }
         if case .array(let alarms)? = status["alarms"], !alarms.isEmpty { line += "; \(alarms.count) alarm" + (alarms.count == 1 ? "" : "s") }
         return line
     }

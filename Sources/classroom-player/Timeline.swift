@@ -28,6 +28,11 @@ struct Timeline: Sendable, Equatable {
             throw .unreadableInput(role: "timeline", path: path, reason: "no such file")
         }
         guard !isDirectory.boolValue else { throw .unreadableInput(role: "timeline", path: path, reason: "it is a directory") }
+        // Foundation reads a FIFO or a device as "you don't have permission", even as root: say what it is.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw .unreadableInput(role: "timeline", path: path, reason: "it is a \(info.st_mode & S_IFMT == S_IFIFO ? "FIFO (named pipe)" : "device or special file"), not a file; a timeline is read whole from a regular file")
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

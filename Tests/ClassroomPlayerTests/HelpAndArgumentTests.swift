@@ -28,6 +28,9 @@ struct HelpAndArgumentTests {
         for status in ["0 ", "1 ", "2 ", "3 ", "64", "130", "143"] { #expect(text.contains("\n  \(status)"), "play --help lacks exit status \(status)") }
     }
 
+    /// One --live more than a class takes.
+    static let seventeenPeers: [String] = ["play", "LESSON"] + (1...17).flatMap { _ in ["--live", "LESSON"] }
+
     @Test("bad arguments exit 64 or 1 with a message that names the problem", arguments: [
         (["play"], Int32(64), "Missing expected argument"),
         (["play", "LESSON", "--output", "wav:"], 64, "wav: needs a path"),
@@ -50,6 +53,7 @@ struct HelpAndArgumentTests {
         (["play", "LESSON", "--uplink", "rtp://127.0.0.1:5004?pt=3"], 1, "Opus has no static payload type"),
         (["play", "LESSON", "--uplink", "tcp://127.0.0.1:5004"], 1, "use wav:PATH, rtp://"),
         (["play", "LESSON", "--uplink-sdp", "up.sdp"], 64, "--uplink-sdp needs an RTP uplink"),
+        (HelpAndArgumentTests.seventeenPeers, 64, "--live is given 17 times; a class takes at most 16 peers at once"),
     ])
     func badArguments(arguments: [String], status: Int32, message: String) async throws {
         let folder = try Fixtures.folder()
