@@ -55,6 +55,41 @@ struct SRTPTests {
         #expect(!everything.contains(key) && !everything.contains(wrongKey))   // no key in anything the player says
     }
 
+    @Test("the SDP ffmpeg writes for its SRTP (a=crypto) is played as a feed; the same SDP readable by others is refused")
+    func sessionDescriptionWithKey() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 7, volume: 0)
+        let (_, key) = try keyFile("teacher.key", in: folder)
+        let port = try Fixtures.freeUDPPort()
+        let sdp = folder.appendingPathComponent("teacher.sdp")
+        // ffmpeg writes its SDP as it starts: a first 0.2 s run makes it, the second one is the teacher.
+        try Fixtures.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "sine=duration=0.2", "-ac", "1", "-c:a", "libopus",
+                                               "-payload_type", "111", "-f", "rtp", "-srtp_out_suite", "AES_CM_128_HMAC_SHA1_80", "-srtp_out_params", key,
+                                               "-sdp_file", sdp.path, "srtp://127.0.0.1:\(port)"]).waitUntilExit()
+        let text = try String(contentsOf: sdp, encoding: .utf8)
+        #expect(text.contains("a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:"), "\(text)")
+
+        chmod(sdp.path, 0o644)
+        let refused = try PlayerProcess(["play", lesson.path, "--live", sdp.path, "--mic", "none", "--output", "null", "--no-stdin"], in: folder)
+        #expect(try await refused.exitStatus(within: .seconds(20)) == 1)
+        #expect(refused.stderr.contains("holds an SRTP key") && refused.stderr.contains("chmod 600"), "\(refused.stderr)")
+
+        chmod(sdp.path, 0o600)
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=\(sdp.path)", "--mic", "none", "--output", "wav:\(wav.path)",
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        try ffmpegSRTP(frequency: 1000, seconds: 2, key: key, port: port).waitUntilExit()
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+        let latchedAt = Fixtures.events(events, named: "live-latched").first?["t"] as? Double ?? 0
+        let teacher = try Fixtures.bandLevel(wav, from: latchedAt + 0.3, to: latchedAt + 1.7, band: 940...1060)
+        print("FIGURE SRTP from ffmpeg's SDP (a=crypto): teacher 1 kHz \(teacher) dB; mode 644 refused: \(refused.stderr.split(separator: "\n").last ?? "")")
+        #expect(teacher > -40)
+        #expect(!player.stderr.contains(key) && !refused.stderr.contains(key))
+    }
+
     @Test("a key file others can read is refused with exit 1 and what to do, and the key is not printed")
     func openKeyFile() async throws {
         let folder = try Fixtures.folder()
