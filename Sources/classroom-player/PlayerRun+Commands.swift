@@ -54,10 +54,8 @@ extension PlayerRun {
         case .track(let choice):
             let lesson = try currentLesson(allowEnded: true)
             let languages = lesson.audioTracks
-            let index = Int(choice) ?? languages.firstIndex { $0?.lowercased() == choice.lowercased() }
-            let listing = languages.enumerated().map { "\($0.offset)\($0.element.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
-            guard let index, languages.indices.contains(index) else {
-                throw CommandError(.badValue, "the lesson has no audio track \"\(choice)\"; its tracks are \(listing.isEmpty ? "none" : listing)")
+            guard let index = AudioTrackChoice.index(choice, in: languages) else {
+                throw CommandError(.badValue, "the lesson has no audio track \"\(choice)\"; its tracks are \(AudioTrackChoice.listing(languages))")
             }
             do {
                 try lesson.selectAudioTrack(index)
