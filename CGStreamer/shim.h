@@ -14,6 +14,7 @@
 #include <gst/controller/gstinterpolationcontrolsource.h>
 #include <gst/controller/gstdirectcontrolbinding.h>
 #include <gst/pbutils/pbutils.h>
+#include <gst/tag/tag.h>
 #include <gst/fft/gstfftf32.h>
 #include <gst/net/gstnetaddressmeta.h>
 

@@ -29,13 +29,17 @@ extension AudioEngine {
         input.markRemoved()
         try EngineError.wrap { () throws(GStreamerError) in
             // The recipe measured gapless (GSTREAMER-NOTES §2): unlink, stop the branch, and only
-            // then release the mixer's pad.
-            if let last = input.elements.last { try last.staticPad("src").unlink(from: input.mixerPad) }
+            // then release the mixer's pad. What the source still pushes once unlinked is dropped:
+            // not-linked was its error (3 in 40 removals of a pushing input; the start-up primer's end).
+            let end = try input.elements.last?.staticPad("src")
+            let dropping = end?.addProbe([.buffer, .bufferList]) { _ in .drop }
+            defer { withExtendedLifetime(dropping) {} }
+            try end?.unlink(from: input.mixerPad)
             for element in input.elements { element.isStateLocked = true }
-            for element in input.elements.reversed() {
-                try element.setState(.null)
-                try pipeline.remove(element)
-            }
+            // All stopped before any is removed: removing one unlinks it, and an element upstream
+            // still playing then pushed into nothing (not-linked again, 1 in 200).
+            for element in input.elements.reversed() { try element.setState(.null) }
+            for element in input.elements.reversed() { try pipeline.remove(element) }
             mixer.releaseRequestPad(input.mixerPad)
         }
         logger.info("input removed", metadata: ["input": "\(id)"])

@@ -80,14 +80,25 @@ public final class LessonPlayer: Sendable {
     /// once, and a good file opens in milliseconds; the margin is for a kiosk busy with a class.
     static let openTimeout = ClockTime.seconds(10)
 
-    /// Starts or resumes playback; waits for the file to open (see `openTimeout`) and throws
-    /// `lessonUnplayable` (with the reason classified) when it cannot be played.
+    /// Opens the file and prerolls it, paused, without playing (see `openTimeout`); throws
+    /// `lessonUnplayable` (with the reason classified) when it cannot be played. Nothing reaches
+    /// the courseware input yet: a lesson to come is checked while the one before it plays on.
+    public func preroll() throws(EngineError) {
+        guard pipeline.state < .paused else { return }
+        try change(to: .paused)
+    }
+
+    /// Starts or resumes playback; prerolls first when not yet done, and throws like `preroll`.
     public func play() throws(EngineError) {
+        // Preroll first: straight to PLAYING, each late-added sink rendered ahead of the base time (WORKAROUNDS §14).
+        try preroll()
+        try change(to: .playing)
+    }
+
+    private func change(to state: State) throws(EngineError) {
         do {
-            // Preroll first: straight to PLAYING, each late-added sink rendered ahead of the base time (WORKAROUNDS §14).
             let failed = { [firstFailure] in firstFailure.current != nil }
-            if pipeline.state < .paused { try pipeline.setState(.paused, waitingUpTo: Self.openTimeout, unless: failed) }
-            try pipeline.setState(.playing, waitingUpTo: Self.openTimeout, unless: failed)
+            try pipeline.setState(state, waitingUpTo: Self.openTimeout, unless: failed)
         } catch {
             // The reason (file not found, no decoder …) is on the bus; give it a moment to arrive.
             _ = firstFailure.wait(upTo: .milliseconds(500))

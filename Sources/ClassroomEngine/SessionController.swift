@@ -170,18 +170,29 @@ public final class SessionController: Sendable {
         state.withLock { state in if case .held = state.microphone { return true } else { return false } }
     }
 
-    /// Loads a lesson whose audio goes into the courseware input (created on first use).
+    /// Loads a lesson whose audio goes into the courseware input (created on first use); stops the previous one.
     public func loadLesson(uri: String, video: LessonPlayer.VideoOutput, audioTrack: Int = 0) throws(EngineError) -> LessonPlayer {
+        let lesson = try makeLesson(uri: uri, video: video, audioTrack: audioTrack)
+        adoptLesson(lesson)
+        return lesson
+    }
+
+    /// A lesson for the courseware input (created on first use) that is not the controller's yet:
+    /// it can be prerolled while the current one plays on, then adopted (`adoptLesson`) or dropped.
+    public func makeLesson(uri: String, video: LessonPlayer.VideoOutput, audioTrack: Int = 0) throws(EngineError) -> LessonPlayer {
         let courseware: AudioInput
         if let existing = engine.input(id: "courseware") {
             courseware = existing
         } else {
             courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
         }
-        let lesson = try LessonPlayer(uri: uri, courseware: courseware, video: video, videoDelay: engine.outputLatency, audioTrack: audioTrack, logger: logger)
+        return try LessonPlayer(uri: uri, courseware: courseware, video: video, videoDelay: engine.outputLatency, audioTrack: audioTrack, logger: logger)
+    }
+
+    /// Makes `lesson` the controller's lesson and stops the previous one.
+    public func adoptLesson(_ lesson: LessonPlayer) {
         let previous = state.withLock { state -> LessonPlayer? in defer { state.lesson = lesson }; return state.lesson }
-        previous?.stop()
-        return lesson
+        if previous !== lesson { previous?.stop() }
     }
 
     /// The lesson, once loaded.

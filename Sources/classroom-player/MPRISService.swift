@@ -135,7 +135,7 @@ final class MPRISService: RunFollower, DBusObjectHandler {
     static let rootProperties: [(String, DBusValue)] = [
         ("Identity", .string("Classroom player")), ("CanQuit", .boolean(true)), ("CanRaise", .boolean(false)),
         ("HasTrackList", .boolean(false)), ("CanSetFullscreen", .boolean(false)), ("Fullscreen", .boolean(false)),
-        ("SupportedUriSchemes", .strings(["file", "http", "https", "rtsp"])),
+        ("SupportedUriSchemes", .strings(MediaLocation.lessonSchemes)),
         ("SupportedMimeTypes", .strings(["video/webm", "video/mp4", "video/ogg", "audio/ogg", "audio/webm", "audio/wav", "audio/x-wav", "audio/mpeg", "audio/flac"])),
     ]
 

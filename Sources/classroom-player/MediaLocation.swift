@@ -2,22 +2,54 @@ import Foundation
 
 /// Turns what the user typed (a path or a URI) into a URI GStreamer can open.
 enum MediaLocation {
-    /// A `file://` URI for an existing readable file, or the URI as given when it has a scheme.
-    static func uri(for argument: String, role: String) throws(PlayerError) -> String {
+    /// The schemes a lesson loaded while playing may have (`load`, MPRIS `OpenUri`, which
+    /// announces them as `SupportedUriSchemes`): what this player's GStreamer opens.
+    static let lessonSchemes = ["file", "http", "https", "rtsp"]
+
+    /// A `file://` URI for an existing readable regular file, or the URI as given when it has
+    /// another scheme (one of `schemes`, when given). A `file://` URI is checked like a path.
+    static func uri(for argument: String, role: String, schemes: [String]? = nil) throws(PlayerError) -> String {
+        var path = argument
         if let scheme = argument.split(separator: ":", maxSplits: 1).first, argument.contains("://"),
            scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
-            return argument
+            let lower = scheme.lowercased()
+            if let schemes, !schemes.contains(lower) {
+                throw PlayerError.unreadableInput(role: role, path: argument,
+                                                  reason: "\(lower):// is not a scheme the player opens (it opens \(schemes.map { "\($0)://" }.joined(separator: ", ")))")
+            }
+            guard lower == "file" else { return argument }
+            guard let local = URL(string: argument), local.isFileURL else {
+                throw PlayerError.unreadableInput(role: role, path: argument, reason: "it is not a valid file:// URI")
+            }
+            path = local.path
         }
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw PlayerError.unreadableInput(role: role, path: argument, reason: "no such file")
         }
         guard !isDirectory.boolValue else {
             throw PlayerError.unreadableInput(role: role, path: argument, reason: "it is a directory")
         }
-        guard FileManager.default.isReadableFile(atPath: argument) else {
+        // Opening a FIFO blocks until someone writes to it, a device may never end: neither is a media file.
+        if let kind = nonRegularKind(path) {
+            throw PlayerError.unreadableInput(role: role, path: argument, reason: "it is \(kind), not a media file")
+        }
+        guard FileManager.default.isReadableFile(atPath: path) else {
             throw PlayerError.unreadableInput(role: role, path: argument, reason: "permission denied")
         }
-        return URL(fileURLWithPath: argument).standardizedFileURL.absoluteString
+        return URL(fileURLWithPath: path).standardizedFileURL.absoluteString
+    }
+
+    /// What the file at `path` (links followed) is when it is not a regular file: "a FIFO (named pipe)" …
+    private static func nonRegularKind(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFIFO: return "a FIFO (named pipe)"
+        case S_IFCHR, S_IFBLK: return "a device"
+        case S_IFSOCK: return "a socket"
+        default: return "not a regular file"
+        }
     }
 }

@@ -105,15 +105,11 @@ extension Play {
         } catch {
             throw .cannotUse(role: "audio track", what: choice, reason: "the lesson's tracks could not be read (\(error.description))")
         }
-        let listing = tracks.enumerated().map { "\($0.offset)\($0.element.language.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
-        if let number = Int(choice) {
-            guard tracks.indices.contains(number) else {
-                throw .cannotUse(role: "audio track", what: choice, reason: "the lesson's audio tracks are \(listing.isEmpty ? "none" : listing)")
-            }
-            return number
-        }
-        guard let index = tracks.firstIndex(where: { $0.language?.lowercased() == choice.lowercased() }) else {
-            throw .cannotUse(role: "audio track", what: choice, reason: "no audio track has the language '\(choice)'; the tracks are \(listing.isEmpty ? "none" : listing)")
+        let languages = tracks.map(\.language)
+        guard let index = AudioTrackChoice.index(choice, in: languages) else {
+            let reason = Int(choice) != nil ? "the lesson's audio tracks are \(AudioTrackChoice.listing(languages))"
+                : "no audio track has the language '\(choice)'; the tracks are \(AudioTrackChoice.listing(languages))"
+            throw .cannotUse(role: "audio track", what: choice, reason: reason)
         }
         return index
     }

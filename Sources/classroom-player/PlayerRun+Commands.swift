@@ -45,34 +45,7 @@ extension PlayerRun {
             events.emit("lesson-seeked", [("position", .number(position)), ("by", .string(origin))])
             return [("position", .maybe(lesson.position?.seconds))]
         case .load(let argument):
-            let uri: String
-            do {
-                // A file:// URI is checked like a path: a typo must not stop the lesson playing now.
-                let local = argument.hasPrefix("file://") ? URL(string: argument)?.path ?? argument : argument
-                uri = try MediaLocation.uri(for: local, role: "lesson")
-            } catch {
-                throw CommandError(.badValue, error.description + " The lesson playing now goes on.")
-            }
-            let lesson: LessonPlayer
-            do {
-                lesson = try controller.loadLesson(uri: uri, video: settings.video)   // stops the previous one
-            } catch {
-                throw CommandError(.failed, "\(error.description) The lesson playing now goes on.")
-            }
-            do {
-                try lesson.play()
-            } catch {
-                // The previous lesson is gone: as a lesson that fails while playing, it ends the class
-                // unless something live goes on.
-                state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil }
-                lessonBroke(error.description)
-                throw CommandError(.failed, "\(error.description)" + (classIsLive ? " The class goes on without a lesson." : " The player stops (exit 2)."))
-            }
-            let lessonToken = lesson.observe { [weak self, weak lesson] event in self?.handle(event, from: lesson) }
-            // The new lesson is what the run's status reports on now.
-            state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil; $0.tokens.append(lessonToken) }
-            events.emit("lesson-loaded", [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds)), ("by", .string(origin))])
-            return [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds))]
+            return try load(argument, from: origin, onQueue: true)
         case .route(let override):
             return try sessionCommands.route(override)
         case .lease(let owner, let need):
@@ -82,10 +55,8 @@ extension PlayerRun {
         case .track(let choice):
             let lesson = try currentLesson(allowEnded: true)
             let languages = lesson.audioTracks
-            let index = Int(choice) ?? languages.firstIndex { $0?.lowercased() == choice.lowercased() }
-            let listing = languages.enumerated().map { "\($0.offset)\($0.element.map { " (\($0))" } ?? "")" }.joined(separator: ", ")
-            guard let index, languages.indices.contains(index) else {
-                throw CommandError(.badValue, "the lesson has no audio track \"\(choice)\"; its tracks are \(listing.isEmpty ? "none" : listing)")
+            guard let index = AudioTrackChoice.index(choice, in: languages) else {
+                throw CommandError(.badValue, "the lesson has no audio track \"\(choice)\"; its tracks are \(AudioTrackChoice.listing(languages))")
             }
             do {
                 try lesson.selectAudioTrack(index)
@@ -123,6 +94,73 @@ extension PlayerRun {
         case .status:
             return status()
         }
+    }
+
+    // MARK: Loading a lesson
+
+    /// `load`: the new lesson is opened and prerolled while the one playing goes on, and replaces
+    /// it only then; one that cannot play is refused with why and changes nothing. From `perform`
+    /// (`onQueue` false) the opening runs off the command queue, so status, MPRIS, the metrics and
+    /// a stop go on meanwhile; from the timeline, on it (bounded by `LessonPlayer.openTimeout`).
+    func load(_ argument: String, from origin: String, onQueue: Bool) throws(CommandError) -> [(String, JSON)] {
+        let lesson = onQueue ? try prepareLesson(argument) : try serially { () throws(CommandError) in try prepareLesson(argument) }
+        do {
+            try lesson.preroll()
+        } catch {
+            lesson.stop()
+            throw CommandError(.failed, "\(error.description) The lesson playing now goes on.")
+        }
+        if onQueue { return try adopt(lesson, by: origin) }
+        do {
+            return try serially { () throws(CommandError) in try adopt(lesson, by: origin) }
+        } catch {
+            lesson.stop()   // the player is stopping: the new lesson never played
+            throw error
+        }
+    }
+
+    /// The lesson `argument` names, built but not playing; refuses what is not a regular file or a scheme the player opens.
+    private func prepareLesson(_ argument: String) throws(CommandError) -> LessonPlayer {
+        let uri: String
+        do {
+            // A typo, a FIFO or smb:// must not stop the lesson playing now.
+            uri = try MediaLocation.uri(for: argument, role: "lesson", schemes: MediaLocation.lessonSchemes)
+        } catch {
+            throw CommandError(.badValue, error.description + " The lesson playing now goes on.")
+        }
+        do {
+            return try controller.makeLesson(uri: uri, video: settings.video)
+        } catch {
+            throw CommandError(.failed, "\(error.description) The lesson playing now goes on.")
+        }
+    }
+
+    /// The prerolled `lesson` replaces the one playing. Runs on the command queue.
+    private func adopt(_ lesson: LessonPlayer, by origin: String) throws(CommandError) -> [(String, JSON)] {
+        let uri = lesson.uri
+        controller.adoptLesson(lesson)   // stops the previous one
+        do {
+            try lesson.play()
+        } catch {
+            // Prerolled, yet it would not play: as a lesson that fails while playing, it ends the
+            // class unless something live goes on.
+            state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil }
+            lessonBroke(error.description)
+            throw CommandError(.failed, "\(error.description)" + (classIsLive ? " The class goes on without a lesson." : " The player stops (exit 2)."))
+        }
+        let lessonToken = lesson.observe { [weak self, weak lesson] event in self?.handle(event, from: lesson) }
+        // The new lesson is what the run's status reports on now.
+        state.withLock { $0.lesson = lesson; $0.lessonURI = uri; $0.lessonState = .playing; $0.lessonFailure = nil; $0.tokens.append(lessonToken) }
+        events.emit("lesson-loaded", [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds)), ("by", .string(origin))])
+        return [("lesson", .string(uri)), ("duration", .maybe(lesson.duration?.seconds))]
+    }
+
+    /// Runs `body` on the command queue, unless the player is stopping.
+    func serially<T>(_ body: () throws(CommandError) -> T) throws(CommandError) -> T {
+        try commands.sync { () -> Result<T, CommandError> in
+            guard !isEnding else { return .failure(CommandError(.unavailable, "the player is stopping")) }
+            return Result { () throws(CommandError) in try body() }
+        }.get()
     }
 
     func currentLesson(allowEnded: Bool = false) throws(CommandError) -> LessonPlayer {

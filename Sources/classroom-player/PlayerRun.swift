@@ -314,11 +314,8 @@ final class PlayerRun: Sendable {
     /// Does one command on the command queue, as a control line would; for the adapters
     /// (MPRIS, systemd, metrics), so they change and read the player the same way.
     func perform(_ command: Command, from origin: String) throws(CommandError) -> [(String, JSON)] {
-        try commands.sync { () -> Result<[(String, JSON)], CommandError> in
-            guard !isEnding else {
-                return .failure(CommandError(.unavailable, "the player is stopping"))
-            }
-            return Result { () throws(CommandError) in try execute(command, from: origin) }
-        }.get()
+        // Opening a lesson can take seconds (a network source): off the queue, which goes on meanwhile.
+        if case .load(let argument) = command { return try load(argument, from: origin, onQueue: false) }
+        return try serially { () throws(CommandError) in try execute(command, from: origin) }
     }
 }

@@ -45,7 +45,8 @@ struct Probe: ParsableCommand {
         if json {
             let streams: [JSON] = probe.streams.map {
                 .object([("kind", .string($0.kind)), ("codec", .string($0.codec)), ("channels", .maybe($0.channels.map(Double.init))),
-                         ("language", .maybe($0.language)), ("encoded", .string($0.encoded)), ("decoded", .maybe($0.decoded)), ("failure", .maybe($0.failure))])
+                         ("language", .maybe($0.language)), ("languages", $0.language.map { .array(AudioTrackChoice.forms($0).map { .string($0) }) } ?? .null),
+                         ("encoded", .string($0.encoded)), ("decoded", .maybe($0.decoded)), ("failure", .maybe($0.failure))])
             }
             console.out(JSON.object([("uri", .string(uri)), ("duration", .maybe(probe.duration?.seconds)), ("seekable", .bool(probe.seekable)),
                                      ("streams", .array(streams)), ("can_play", .bool(probe.canPlay)), ("verdict", .string(probe.verdict))]).serialized)
@@ -56,7 +57,8 @@ struct Probe: ParsableCommand {
             for (index, stream) in probe.streams.enumerated() {
                 var title = "Stream \(index): \(stream.kind)"
                 if stream.kind == "audio" {
-                    title += " track \(audioIndex) (--audio-track \(audioIndex)\(stream.language.map { " or \($0)" } ?? "")): \(stream.codec)"
+                    // Every code that chooses it: GStreamer tags "zh", ffprobe and mkvinfo show "zho".
+                    title += " track \(audioIndex) (--audio-track \(audioIndex)\(stream.language.map { " or \(AudioTrackChoice.forms($0).joined(separator: ", "))" } ?? "")): \(stream.codec)"
                         + "\(stream.channels.map { ", \($0) channel\($0 == 1 ? "" : "s")" } ?? "")\(stream.language.map { ", language \($0)" } ?? "")"
                     audioIndex += 1
                 }

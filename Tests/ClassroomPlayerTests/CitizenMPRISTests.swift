@@ -68,7 +68,7 @@ struct CitizenMPRISTests {
         #expect(low > 0.5 && low < 3.5, "the seek should cut the 440 Hz part short (about 1.5 s played); heard \(low) s")
     }
 
-    @Test("OpenUri (playerctl open) plays the next lesson without the player exiting; a missing file is refused and the lesson playing goes on")
+    @Test("OpenUri (playerctl open) plays the next lesson without the player exiting; a missing file, a file that is not media and smb:// are refused and the lesson playing goes on")
     func openUriLoadsTheNextLesson() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -87,6 +87,14 @@ struct CitizenMPRISTests {
         let missing = try bus.playerctl(["open", "file://\(folder.path)/missing.webm"])
         #expect(missing.status != 0 && missing.output.contains("no such file") && missing.output.contains("goes on"), "playerctl open of a missing file: \(missing)")
         #expect(try bus.playerctl(["status"]).output == "Playing")
+        // Refused before the lesson playing stops (it stopped, and the player exited 2, before).
+        let notMedia = folder.appendingPathComponent("notes.webm")
+        try Data("this is not a lesson".utf8).write(to: notMedia)
+        for (uri, said) in [(notMedia.absoluteString, "not a media file"), ("smb://127.0.0.1/share/lesson.webm", "smb:// is not a scheme the player opens")] {
+            let refused = try bus.playerctl(["open", uri])
+            #expect(refused.status != 0 && refused.output.contains(said) && refused.output.contains("goes on"), "playerctl open \(uri): \(refused)")
+            #expect(try bus.playerctl(["status"]).output == "Playing")
+        }
         #expect(try bus.playerctl(["open", next.absoluteString]).status == 0)
         #expect(await waitUntil(timeout: .seconds(5)) { (try? bus.playerctl(["metadata", "xesam:title"]).output) == "next.wav" })
         #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")

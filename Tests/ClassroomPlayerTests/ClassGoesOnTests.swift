@@ -174,35 +174,37 @@ struct ClassGoesOnTests {
         #expect(try await player.exitStatus(within: .seconds(10)) == 143)
     }
 
-    @Test("lessons: a bilingual lesson's track is chosen by language and switched while playing, probe lists the tracks; rate by timeline; a video-only lesson plays its length; --video none reports the real position")
+    @Test("lessons: a bilingual lesson's track is chosen by language, as ISO 639-1 or 639-2 (zh, zho), and switched while playing, probe lists the tracks and their codes; rate by timeline; a video-only lesson plays its length; --video none reports the real position")
     func lessons() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let bilingual = folder.appendingPathComponent("bilingual.mkv"), videoOnly = folder.appendingPathComponent("video-only.webm")
         try Fixtures.gstLaunch("-e matroskamux name=m ! filesink location=\(bilingual.path) "
                                + "audiotestsrc num-buffers=469 freq=440 volume=0.2 ! audio/x-raw,rate=48000,channels=2 ! taginject tags=language-code=en ! opusenc ! m. "
-                               + "audiotestsrc num-buffers=469 freq=880 volume=0.2 ! audio/x-raw,rate=48000,channels=2 ! taginject tags=language-code=fr ! opusenc ! m.")
+                               + "audiotestsrc num-buffers=469 freq=880 volume=0.2 ! audio/x-raw,rate=48000,channels=2 ! taginject tags=language-code=zho ! opusenc ! m.")
         try Fixtures.gstLaunch("-e videotestsrc num-buffers=90 ! video/x-raw,width=160,height=120,framerate=30/1 ! vp8enc ! webmmux ! filesink location=\(videoOnly.path)")
 
         let probe = try await PlayerProcess.run(["probe", bilingual.path], in: folder)
-        #expect(probe.stdout.contains("audio track 0 (--audio-track 0 or en)") && probe.stdout.contains("audio track 1 (--audio-track 1 or fr)"), "\(probe.stdout)")
+        #expect(probe.stdout.contains("audio track 0 (--audio-track 0 or en, eng)") && probe.stdout.contains("audio track 1 (--audio-track 1 or zh, zho, chi)"), "\(probe.stdout)")
+        let json = try await PlayerProcess.run(["probe", bilingual.path, "--json"], in: folder)
+        #expect(json.stdout.contains(#""languages":["zh","zho","chi"]"#), "\(json.stdout)")
 
-        // French first, English from 3 s, then 1.25× from 5 s: 3 + 2 + 5/1.25 = 9 s.
+        // Chinese first (as ffprobe names it, zho; the file's tag is zh), English (eng) from 3 s, then 1.25× from 5 s: 3 + 2 + 5/1.25 = 9 s.
         let timeline = folder.appendingPathComponent("timeline.json")
-        try #"[{"at": 3, "do": "track", "audio": "en"}, {"at": 5, "do": "rate", "value": 1.25}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        try #"[{"at": 3, "do": "track", "audio": "eng"}, {"at": 5, "do": "rate", "value": 1.25}]"#.write(to: timeline, atomically: true, encoding: .utf8)
         let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
-        let played = try await PlayerProcess.run(["play", bilingual.path, "--audio-track", "fr", "--script", timeline.path, "--mic", "none",
+        let played = try await PlayerProcess.run(["play", bilingual.path, "--audio-track", "zho", "--script", timeline.path, "--mic", "none",
                                                   "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder, timeout: .seconds(30))
         #expect(played.status == 0, "stderr: \(played.stderr)")
         func level(_ hz: Int, _ from: Double, _ to: Double) throws -> Double { try Fixtures.bandLevel(wav, from: from, to: to, band: (hz - 40)...(hz + 40)) }
-        let french = (try level(880, 0.5, 2.8), try level(440, 0.5, 2.8)), english = (try level(440, 3.4, 4.8), try level(880, 3.4, 4.8))
+        let chinese = (try level(880, 0.5, 2.8), try level(440, 0.5, 2.8)), english = (try level(440, 3.4, 4.8), try level(880, 3.4, 4.8))
         let ended = Fixtures.events(events, named: "lesson-ended").first?["t"] as? Double ?? 0
-        print("FIGURE bilingual: fr \(french.0) dB (en \(french.1)), then en \(english.0) dB (fr \(english.1)); ended at \(ended) s (9 expected at 1.25× from 5 s)")
-        #expect(french.0 > -40 && french.1 < french.0 - 25)
+        print("FIGURE bilingual: zho \(chinese.0) dB (en \(chinese.1)), then eng \(english.0) dB (zh \(english.1)); ended at \(ended) s (9 expected at 1.25× from 5 s)")
+        #expect(chinese.0 > -40 && chinese.1 < chinese.0 - 25)
         #expect(english.0 > -40 && english.1 < english.0 - 25)
         #expect(abs(ended - 9.0) < 0.5)
         let bad = try await PlayerProcess.run(["play", bilingual.path, "--audio-track", "de", "--output", "null", "--no-stdin"], in: folder)
-        #expect(bad.status == 1 && bad.stderr.contains("no audio track has the language 'de'; the tracks are 0 (en), 1 (fr)"), "\(bad.stderr)")
+        #expect(bad.status == 1 && bad.stderr.contains("no audio track has the language 'de'; the tracks are 0 (en, eng), 1 (zh, zho, chi)"), "\(bad.stderr)")
 
         // Video-only, not shown: it plays its 3 s, silent; the position follows the clock.
         let videoEvents = folder.appendingPathComponent("video.jsonl")
