@@ -50,10 +50,8 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
             throw .badSessionDescription(path: path, reason: "it is not SDP text (an SDP file is a few lines of UTF-8 starting with v=0)")
         }
         let description = try parse(text, path: path)
-        var status = stat()
-        // A key others can read is a key others have (as for key files, SRTPKey(file:)).
-        if description.key != nil, stat(path, &status) == 0, status.st_mode & 0o077 != 0 {
-            throw .badSessionDescription(path: path, reason: "it holds an SRTP key (a=crypto) and others can read it (mode \(String(status.st_mode & 0o777, radix: 8))); chmod 600 \(path)")
+        if description.key != nil, let refusal = SecretFile.refusal(of: path) {
+            throw .badSessionDescription(path: path, reason: "it holds an SRTP key (a=crypto), and \(refusal)")
         }
         return description
     }
