@@ -41,7 +41,7 @@ struct LevelControl: Sendable {
     /// The tracked noise floor, dBFS.
     private(set) var noiseFloor: Double?
     /// The talker's active speech level before the gain (mean power over speech frames), dBFS; nil before any speech.
-    private(set) var speechLevel: Double?
+    var speechLevel: Double? { speechFrames > 0 ? 10 * log10(max(speechPower, 1e-10)) : nil }
     /// Speech frames averaged so far (the mean is plain until the window is full).
     private var speechFrames = 0
     private var speechPower = 0.0
@@ -79,9 +79,7 @@ struct LevelControl: Sendable {
         speechFrames += 1
         let window = max(1, Int(settings.levelWindow / frameSeconds))
         speechPower += (power - speechPower) / Double(min(speechFrames, window))
-        let level = 10 * log10(max(speechPower, 1e-10))
-        speechLevel = level
-        guard Double(speechFrames) * frameSeconds >= settings.levelWarmUp else { return }
+        guard let level = speechLevel, Double(speechFrames) * frameSeconds >= settings.levelWarmUp else { return }
         let wanted = min(max(settings.target - level, 0), settings.ceiling)
         if wanted > gain {
             gain = min(wanted, gain + settings.rise * frameSeconds)
