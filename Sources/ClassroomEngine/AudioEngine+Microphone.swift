@@ -12,7 +12,7 @@ extension AudioEngine {
     public var uplink: Uplink? { state.withLock { $0.uplink } }
 
     /// Builds the microphone chain while playing: `source` → 10 ms framing → webrtcdsp (bound to
-    /// this engine's echo probe, with `processing`) → level → mute → `onFrame` (10 ms frames).
+    /// this engine's echo probe, with `processing`) → level control → level → mute → `onFrame` (10 ms frames).
     public func connectMicrophone(_ source: MicrophoneSource, processing: VoiceProcessing,
                                   onFrame: @escaping @Sendable (UplinkFrame) -> Void) throws(EngineError) -> Uplink {
         try microphoneChange.withLock { _ throws(EngineError) -> Uplink in
@@ -118,6 +118,7 @@ extension AudioEngine {
             onFrame(UplinkFrame(samples: buffer.int16Samples(), timestamp: buffer.pts.map { $0 + compensation }))
         }
         uplink.keep(frameToken)
+        try controlLevel(of: uplink)
         if processing.echoCancel { try watchEchoPath(of: uplink, split: split) }
         // A file's decoder starts last, so it cannot push into a stopped element; a capture device
         // keeps the source-first order the room rig was measured in (WORKAROUNDS §16).
@@ -127,6 +128,22 @@ extension AudioEngine {
             try Element.syncStatesWithParent(all)
         }
         return uplink
+    }
+
+    /// Runs the uplink's level control on the DSP's output frames (by capture time: the DSP restamps
+    /// with running time, which the compensation moved earlier), and tells it when the far end plays.
+    /// Both taps stay until the chain goes; with the control off they touch nothing.
+    func controlLevel(of uplink: Uplink) throws(GStreamerError) {
+        let gain = uplink.gainControl
+        let latency = configuration.pipelineLatency
+        let gainTap = try uplink.dsp.staticPad("src").addSampleRewriter(when: { gain.isEnabled }) { [weak uplink] samples, pts in
+            gain.process(samples, captureTime: pts.map { $0 + (uplink?.echoPathCompensation ?? .zero) })
+        }
+        let farTap = try probe.staticPad("sink").addProbe(.buffer) { info in
+            if let buffer = info.buffer, let pts = buffer.pts { gain.recordFarEnd(buffer, playTime: pts + latency, duration: buffer.duration ?? .zero) }
+            return .ok
+        }
+        uplink.attachLevelControl(taps: [gainTap, farTap].compactMap { $0 })
     }
 
     /// Taps the far end (by play time) and the microphone (by capture time) for the echo-path
@@ -165,6 +182,7 @@ extension AudioEngine {
             logger.warning("could not move the echo canceller to the measured echo path: \(error)")
             return
         }
+        uplink.gainControl.setEchoPath(estimate.delay)
         logger.info("echo path", metadata: ["delay": "\(estimate.delay)", "confidence": "\(estimate.confidence)",
                                             "compensation": "\(compensation)"])
         echoPathObservers.notify(estimate)

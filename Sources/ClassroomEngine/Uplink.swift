@@ -10,7 +10,7 @@ public struct UplinkFrame: Sendable {
     public let timestamp: ClockTime?
 }
 
-/// The microphone chain: source → convert → 10 ms framing → webrtcdsp → level → mute → appsink.
+/// The microphone chain: source → convert → 10 ms framing → webrtcdsp → level control → level → mute → appsink.
 ///
 /// It exists only while a lease records. The output chain does not change when it comes and
 /// goes, which is what makes connecting the microphone gapless.
@@ -25,6 +25,8 @@ public final class Uplink: Sendable {
     let split: Element
     let mute: Element
     let sink: AppSink
+    /// The level control on the DSP's output (on with `VoiceProcessing.levelControl`).
+    let gainControl: UplinkGainControl
     private let processing: Mutex<VoiceProcessing>
     private let frames = Atomic<Int>(0)
     /// How much earlier the DSP treats frames now, in ns (the echo-path estimator moves it).
@@ -32,11 +34,14 @@ public final class Uplink: Sendable {
     private let estimator: Mutex<EchoPathEstimator?> = Mutex(nil)
     /// The estimator's taps; the far-end one sits on the output chain, which outlives this chain.
     private let echoPathTaps = Mutex<[PadProbe]>([])
+    /// The level control's taps: its gain on the DSP's output, and the far end on the output chain.
+    private let levelControlTaps = Mutex<[PadProbe]>([])
     private let tokens: Mutex<[any AnyObject & Sendable]>
 
     init(source: MicrophoneSource, pushedInput: AppSource?, elements: [Element], dsp: Element, split: Element,
          mute: Element, sink: AppSink, processing: VoiceProcessing, compensation: ClockTime, tokens: [any AnyObject & Sendable]) {
         compensationNanoseconds = Atomic(compensation.nanoseconds)
+        gainControl = UplinkGainControl(enabled: processing.levelControl)
         self.source = source; self.pushedInput = pushedInput; self.elements = elements
         self.dsp = dsp; self.split = split; self.mute = mute; self.sink = sink
         self.processing = Mutex(processing)
@@ -45,6 +50,12 @@ public final class Uplink: Sendable {
 
     /// The DSP settings in force.
     public var voiceProcessing: VoiceProcessing { processing.withLock { $0 } }
+
+    /// The level control's gain in force, dB: 0 with it off, and until a near-end talker moved it.
+    public var gain: Double { gainControl.gain }
+
+    /// Near-end speech frames on which the far end froze the gain, and on which the gain adapted.
+    public var gainSpeechFrames: (frozen: Int, adapted: Int) { gainControl.speechFrames }
 
     /// Processed frames handed to the callback so far.
     public var framesDelivered: Int { frames.load(ordering: .relaxed) }
@@ -71,10 +82,13 @@ public final class Uplink: Sendable {
         echoPathEstimator.start()
     }
 
-    /// Stops the estimator and removes its taps (the chain is going); its last estimate stays readable.
+    func attachLevelControl(taps: [PadProbe]) { levelControlTaps.withLock { $0 = taps } }
+
+    /// Stops the estimator and removes its taps and the level control's (the chain is going); its last estimate stays readable.
     func detachEchoPath() {
         estimator.withLock { $0?.stop() }
         for tap in echoPathTaps.withLock({ taps in defer { taps = [] }; return taps }) { tap.remove() }
+        for tap in levelControlTaps.withLock({ taps in defer { taps = [] }; return taps }) { tap.remove() }
     }
 
     /// Moves the DSP's view of the microphone `compensation` earlier. A pad offset moves running
@@ -133,6 +147,7 @@ public final class Uplink: Sendable {
         if !finished { probe?.remove() }
         if let error = failure.withLock({ $0 }) { throw .gstreamer(error) }
         guard finished else { throw .microphoneUnavailable("the microphone chain did not pause to switch processing within \(timeout)") }
+        gainControl.setEnabled(settings.levelControl)
         processing.withLock { $0 = settings }
     }
 }

@@ -20,6 +20,9 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
     public var noiseSuppressionLevel: NoiseSuppressionLevel = .moderate
     /// The canceller's longer filter for long reverberation (webrtcdsp `extended-filter`, its default on).
     public var extendedFilter = true
+    /// The uplink's own level control after the canceller (towards −26 dBFS, up to +20 dB, limited,
+    /// frozen while the far end plays); not webrtcdsp's, which `gainControl` is.
+    public var levelControl = false
 
     /// webrtcdsp's echo suppression levels, by their GStreamer nicks.
     public enum EchoSuppression: String, Sendable, Hashable, CaseIterable {
@@ -33,10 +36,10 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The voice profile (what a call needs): AEC, NS high and the high-pass filter, echo
-    /// suppression moderate; no AGC, which lifted residual echo while the canceller converged
-    /// (the measurements behind each choice: WORKAROUNDS §13).
+    /// suppression moderate; no webrtcdsp AGC, which lifted residual echo while the canceller converged
+    /// (the measurements behind each choice: WORKAROUNDS §13), but the uplink's level control after it.
     public static let voice = VoiceProcessing(echoCancel: true, noiseSuppression: true, gainControl: false, highPassFilter: true,
-                                              noiseSuppressionLevel: .high)
+                                              noiseSuppressionLevel: .high, levelControl: true)
     /// Everything off: the dsp passes audio through bit-identical (measured), for media and raw.
     public static let off = VoiceProcessing(echoCancel: false, noiseSuppression: false, gainControl: false, highPassFilter: false)
 
@@ -47,12 +50,13 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
 
     /// Settings by feature.
     public init(echoCancel: Bool, noiseSuppression: Bool, gainControl: Bool, highPassFilter: Bool,
-                noiseSuppressionLevel: NoiseSuppressionLevel = .moderate) {
+                noiseSuppressionLevel: NoiseSuppressionLevel = .moderate, levelControl: Bool = false) {
         self.echoCancel = echoCancel
         self.noiseSuppression = noiseSuppression
         self.gainControl = gainControl
         self.highPassFilter = highPassFilter
         self.noiseSuppressionLevel = noiseSuppressionLevel
+        self.levelControl = levelControl
     }
 
     /// Writes the settings onto a stopped webrtcdsp.
@@ -71,6 +75,6 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         func level(_ nick: String) -> String { nick == "moderate" ? "" : "(\(nick))" }
         return self == .off ? "off" : [echoCancel ? "AEC" + level(echoSuppression.rawValue) : nil, noiseSuppression ? "NS" + level(noiseSuppressionLevel.rawValue) : nil,
-                                       gainControl ? "AGC" : nil, highPassFilter ? "HPF" : nil].compactMap { $0 }.joined(separator: "+")
+                                       gainControl ? "AGC" : nil, highPassFilter ? "HPF" : nil, levelControl ? "LC" : nil].compactMap { $0 }.joined(separator: "+")
     }
 }

@@ -30,6 +30,8 @@ public enum RoomEchoMeasurement {
         public let uplinkAudio: [Int16]
         /// The echo-path estimator's CPU time over the run, as a share of one core (0.01 = 1 %).
         public let estimatorCPUShare: Double
+        /// The uplink's level-control gain after each uplink frame (dB), by seconds from the first microphone frame.
+        public let gains: [(seconds: Double, gain: Double)]
 
         /// |estimate − truth| in milliseconds, when both are known.
         public var estimateError: Double? {
@@ -59,6 +61,8 @@ public enum RoomEchoMeasurement {
         let energies = FrameEnergies()
         let signals = Signals()
         let uplinkAudio = TimedSamples()
+        let gains = Mutex<[(time: ClockTime, gain: Double)]>([])
+        let chain = Mutex<Uplink?>(nil)
         let estimateTime = Mutex<ClockTime?>(nil)
         let watch = engine.observeEchoPath { [weak engine] _ in estimateTime.withLock { $0 = $0 ?? engine?.runningTime } }
         defer { watch.cancel() }
@@ -67,7 +71,10 @@ public enum RoomEchoMeasurement {
             if let now = engine?.runningTime { energies.recordDelay(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0) }
             energies.recordUplink(pts, frame.samples)
             uplinkAudio.record(frame.samples, at: pts)
+            if let gain = chain.withLock({ $0?.gain }) { gains.withLock { $0.append((pts, gain)) } }
         }
+        chain.withLock { $0 = uplink }
+        defer { chain.withLock { $0 = nil } }
         let connected = ContinuousClock.now
         let latency = engine.outputLatency
         let micTap = try uplink.tapCapture { buffer in
@@ -92,9 +99,12 @@ public enum RoomEchoMeasurement {
         let cpuShare = Double(uplink.echoPathEstimatorCPU.nanoseconds) / 1e9 / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         let firstMic = energies.microphone.withLock { $0.keys.min() }
         let audio = firstMic.map { uplinkAudio.assembled(from: $0, rate: 48_000) } ?? []
+        let gainTrace = firstMic.map { first in
+            gains.withLock { $0 }.map { (seconds: (Double($0.time.nanoseconds) - Double(first.nanoseconds)) / 1e9, gain: $0.gain) }
+        } ?? []
         if !talks {
             return Result(path: .silent, convergence: nil, truth: nil, uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames(),
-                          uplinkAudio: audio, estimatorCPUShare: cpuShare)
+                          uplinkAudio: audio, estimatorCPUShare: cpuShare, gains: gainTrace)
         }
         let estimate = engine.echoPath
 
@@ -108,7 +118,7 @@ public enum RoomEchoMeasurement {
         let convergence: Double? = lastBad == windows.count - 1 ? nil : Double((lastBad ?? -1) + 1) * 0.5
         return Result(path: path, convergence: convergence, truth: signals.echoPath(longest: .milliseconds(600)),
                       uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames(),
-                      uplinkAudio: audio, estimatorCPUShare: cpuShare)
+                      uplinkAudio: audio, estimatorCPUShare: cpuShare, gains: gainTrace)
     }
 }
 

@@ -3,8 +3,8 @@ import Foundation
 import GStreamer
 import Logging
 
-/// What the room does to the student's side of the uplink (issue #11 items 4 and 5): double talk,
-/// room noise alone, and a quiet talker, each through the public API like `RoomEchoMeasurement.run`.
+/// What the room does to the student's side of the uplink (issue #11 items 4 and 5, #23): double talk,
+/// room noise alone, and a talker alone at a given level, each through the public API like `RoomEchoMeasurement.run`.
 public enum RoomNearEnd {
     /// A double-talk measurement: the same student with and without the teacher talking.
     public struct DoubleTalk: Sendable {
@@ -77,17 +77,37 @@ public enum RoomNearEnd {
         return (10 * log10(microphone / max(uplink, 1)), dBFS(microphone / Double(frames * 480)))
     }
 
-    /// A student speaking at `talkerDBFS` (active speech level, teacher silent): the active speech
-    /// level of the microphone and of the uplink over their speech, in dBFS.
-    public static func quietTalker(script: String, talkerDBFS: Double, processing: VoiceProcessing = .voice,
-                                   logger: Logger) async throws -> (microphone: Double, uplink: Double) {
-        let student = (path: try SpeechSample.nearEnd(), at: 5.0)
+    /// What reached the uplink of a student talking alone at a given level.
+    public struct Talker: Sendable {
+        /// The microphone's active speech level over the student's speech, dBFS.
+        public let microphone: Double
+        /// The uplink's active speech level from `settle` into the speech to its end, dBFS.
+        public let uplink: Double
+        /// The largest uplink sample over the speech (32767 or more: clipped).
+        public let uplinkPeak: Int
+        /// The level control's gain when the student stopped, dB.
+        public let finalGain: Double
+    }
+
+    /// A student (`SpeechSample.longNearEnd`, about 8 s) speaking at `talkerDBFS` active speech level
+    /// 3 s in (done before the run's 13 s end), the teacher silent: the microphone over their speech, the uplink from `settle` seconds
+    /// into it (what a level control has had time to do). The speech is found on the uplink by correlation.
+    public static func talker(script: String, talkerDBFS: Double, settle: Double = 3, processing: VoiceProcessing = .voice,
+                              logger: Logger) async throws -> Talker {
+        let student = (path: try SpeechSample.longNearEnd(), at: 3.0)
         let run = try await RoomEchoMeasurement.run(script: script, delay: 0, teacher: false, student: student,
                                                     roomOptions: ["--near-dbfs", "\(talkerDBFS)"], processing: processing, logger: logger)
-        let talking = run.microphoneFrames.filter { $0.seconds >= student.at - 1 }
-        guard let from = talking.first?.seconds, talking.count > 300 else { throw MeasurementError("the student was not heard on the microphone") }
-        let span = from...(from + 6)
-        return (activeLevel(run.microphoneFrames, in: span), activeLevel(run.uplinkFrames, in: span))
+        let speech = try WaveFile.samples(at: student.path)
+        guard let onset = onset(of: speech, in: run.uplinkAudio), onset + speech.count <= run.uplinkAudio.count
+        else { throw MeasurementError("the student was not found whole on the uplink") }
+        let talk = run.uplinkAudio[onset..<(onset + speech.count)]
+        let seconds = Double(onset) / 48_000...Double(onset + speech.count) / 48_000
+        let heard = run.microphoneFrames.filter { seconds.contains($0.seconds) }
+        guard heard.count > 300 else { throw MeasurementError("the student was not heard on the microphone") }
+        return Talker(microphone: activeLevel(run.microphoneFrames, in: seconds),
+                      uplink: UplinkGainMeasurement.activeLevel(talk.dropFirst(Int(settle * 48_000))),
+                      uplinkPeak: talk.map { abs(Int($0)) }.max() ?? 0,
+                      finalGain: run.gains.last { $0.seconds <= seconds.upperBound }?.gain ?? 0)
     }
 
     private static func energy(_ frames: [(seconds: Double, energy: Double)], in span: ClosedRange<Double>) -> Double {

@@ -8,13 +8,21 @@ public enum SpeechSample {
     /// What the student says while the teacher talks (about 4 s).
     public static let studentText = "Excuse me teacher, why does the water rise into the sky?"
 
+    /// A student who goes on talking (about 8 s): what a level control is measured on.
+    public static let longStudentText = studentText + " Is it because the sun makes it warm, and warm air goes up?"
+
     /// The student's speech in another voice as a 16-bit 48 kHz mono WAV (what the room rig takes); written on first use.
-    public static func nearEnd() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("classroom-near-end-\(getpid()).wav").path
+    public static func nearEnd() throws -> String { try student(saying: studentText, name: "near-end") }
+
+    /// The student saying `longStudentText`, as `nearEnd()`; written on first use.
+    public static func longNearEnd() throws -> String { try student(saying: longStudentText, name: "long-near-end") }
+
+    private static func student(saying text: String, name: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("classroom-\(name)-\(getpid()).wav").path
         if FileManager.default.fileExists(atPath: path) { return path }
         let raw = path + ".espeak.wav"
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        try run("/usr/bin/espeak-ng", ["-v", "en-us+f3", "-s", "150", "-w", raw, studentText], package: "espeak-ng")
+        try run("/usr/bin/espeak-ng", ["-v", "en-us+f3", "-s", "150", "-w", raw, text], package: "espeak-ng")
         try run("/usr/bin/sox", [raw, "-r", "48000", "-c", "1", "-b", "16", path], package: "sox")
         return path
     }

@@ -16,7 +16,7 @@ public enum WaveFile {
     }
 
     /// The samples of a 16-bit mono WAV file (its `data` chunk as it is).
-    static func samples(at path: String) throws -> [Int16] {
+    public static func samples(at path: String) throws -> [Int16] {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         var offset = 12
         while offset + 8 <= data.count {

@@ -25,8 +25,8 @@ public struct BufferFlags: OptionSet, Sendable, Hashable {
 
 /// A read-only view of a media buffer (`GstBuffer`), holding one reference.
 ///
-/// Timestamps and flags are read from the buffer; the data is copied out on request, so
-/// nothing here lets a caller write into a buffer that is still in flight.
+/// Timestamps and flags are read from the buffer; the data is copied out or mapped for reading on
+/// request, so nothing here lets a caller write into a buffer that is still in flight.
 public final class Buffer {
     let gstBuffer: UnsafeMutablePointer<GstBuffer>
 
@@ -72,6 +72,17 @@ public final class Buffer {
 
     /// The data as interleaved signed 16-bit samples (the buffer must hold S16LE).
     public func int16Samples() -> [Int16] { samples(of: Int16.self) }
+
+    /// Reads the data as interleaved signed 16-bit samples without copying them: maps the buffer
+    /// for reading while `body` runs (wraps `gst_buffer_map`); nil when it cannot be mapped.
+    public func withInt16Samples<Result>(_ body: (UnsafeBufferPointer<Int16>) -> Result) -> Result? {
+        var map = GstMapInfo()
+        guard gst_buffer_map(gstBuffer, &map, GST_MAP_READ) != 0 else { return nil }
+        defer { gst_buffer_unmap(gstBuffer, &map) }
+        guard let base = map.data else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        let count = Int(map.size) / MemoryLayout<Int16>.stride
+        return body(UnsafeBufferPointer(start: UnsafeRawPointer(base).bindMemory(to: Int16.self, capacity: count), count: count))
+    }
 
     /// The data as interleaved 32-bit float samples (the buffer must hold F32LE).
     public func floatSamples() -> [Float] { samples(of: Float.self) }

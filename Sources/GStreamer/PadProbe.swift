@@ -100,7 +100,7 @@ public final class PadProbe: Sendable {
     private let id: gulong
     private let box: PadProbeBox
 
-    fileprivate init(pad: Pad, id: gulong, box: PadProbeBox) {
+    init(pad: Pad, id: gulong, box: PadProbeBox) {
         self.pad = pad; self.id = id; self.box = box
     }
 
@@ -123,49 +123,65 @@ extension Pad {
     /// Keep the returned token: dropping it removes the probe (and unblocks a blocked pad).
     /// Returns nil when an idle probe ran and was removed at once (the pad was already idle).
     public func addProbe(_ type: PadProbeType, _ callback: @escaping @Sendable (PadProbeInfo) -> PadProbeReturn) -> PadProbe? {
-        let box = PadProbeBox(callback: callback)
-        let context = Unmanaged.passRetained(box).toOpaque()
-        let id = gst_pad_add_probe(gstPad, GstPadProbeType(rawValue: type.rawValue), padProbeTrampoline, context, padProbeDestroy)
-        guard id != 0 else {
-            // An IDLE probe that already ran and asked to be removed: the destroy notify released the box.
-            return nil
-        }
-        return PadProbe(pad: self, id: id, box: box)
+        addProbe(type, box: PadProbeBox(callback: callback))
     }
 }
 
-/// The boxed callback passed as user_data; released by GStreamer's destroy notify.
+/// The boxed handler passed as user_data; released by GStreamer's destroy notify.
 final class PadProbeBox: Sendable {
-    let callback: @Sendable (PadProbeInfo) -> PadProbeReturn
+    /// Runs on the streaming thread with the raw pad and probe info (which it may rewrite).
+    let handle: @Sendable (UnsafeMutablePointer<GstPad>, UnsafeMutablePointer<GstPadProbeInfo>) -> GstPadProbeReturn
     /// Set once the probe is gone, so the token never removes it twice.
     let removed = Atomic<Bool>(false)
 
     // The box must not hold the pad: the pad holds the box until the probe goes.
-    init(callback: @escaping @Sendable (PadProbeInfo) -> PadProbeReturn) {
-        self.callback = callback
+    init(handle: @escaping @Sendable (UnsafeMutablePointer<GstPad>, UnsafeMutablePointer<GstPadProbeInfo>) -> GstPadProbeReturn) {
+        self.handle = handle
+    }
+
+    /// A box for a callback that reads the probe's data through wrappers.
+    convenience init(callback: @escaping @Sendable (PadProbeInfo) -> PadProbeReturn) {
+        self.init { pad, info in callback(PadProbeInfo(pad: pad, info: info)).raw }
+    }
+}
+
+extension Pad {
+    /// Registers `box` for `type`: the token, or nil when an idle probe already ran and was removed.
+    func addProbe(_ type: PadProbeType, box: PadProbeBox) -> PadProbe? {
+        let context = Unmanaged.passRetained(box).toOpaque()
+        let id = gst_pad_add_probe(gstPad, GstPadProbeType(rawValue: type.rawValue), padProbeTrampoline, context, padProbeDestroy)
+        // 0: an IDLE probe that already ran and asked to be removed; the destroy notify released the box.
+        return id == 0 ? nil : PadProbe(pad: self, id: id, box: box)
+    }
+}
+
+extension PadProbeInfo {
+    /// Wraps what GStreamer passed a probe (references taken on the buffer, event and pad).
+    init(pad: UnsafeMutablePointer<GstPad>, info: UnsafeMutablePointer<GstPadProbeInfo>) {
+        let type = PadProbeType(rawValue: info.pointee.type.rawValue)
+        var buffer: Buffer?
+        var event: Event?
+        var query: ProbeQuery?
+        if let data = info.pointee.data {
+            if !type.isDisjoint(with: [.queryDownstream, .queryUpstream]) {
+                query = ProbeQuery(gstQuery: data.assumingMemoryBound(to: GstQuery.self))
+            } else if type.contains(.buffer) {
+                buffer = Buffer(retaining: data.assumingMemoryBound(to: GstBuffer.self))
+            } else if !type.isDisjoint(with: [.eventDownstream, .eventUpstream, .eventFlush]) {
+                event = Event(retaining: data.assumingMemoryBound(to: GstEvent.self))
+            }
+        }
+        let padWrapper = Pad(retaining: UnsafeMutableRawPointer(pad).assumingMemoryBound(to: GstObject.self))
+        self.init(type: type, buffer: buffer, event: event, query: query, pad: padWrapper)
     }
 }
 
 private let padProbeTrampoline: GstPadProbeCallback = { pad, info, userData in
     guard let pad, let info, let userData else { return GST_PAD_PROBE_OK }
     let box = Unmanaged<PadProbeBox>.fromOpaque(userData).takeUnretainedValue()
-    let type = PadProbeType(rawValue: info.pointee.type.rawValue)
-    var buffer: Buffer?
-    var event: Event?
-    var query: ProbeQuery?
-    if let data = info.pointee.data {
-        if !type.isDisjoint(with: [.queryDownstream, .queryUpstream]) {
-            query = ProbeQuery(gstQuery: data.assumingMemoryBound(to: GstQuery.self))
-        } else if type.contains(.buffer) {
-            buffer = Buffer(retaining: data.assumingMemoryBound(to: GstBuffer.self))
-        } else if !type.isDisjoint(with: [.eventDownstream, .eventUpstream, .eventFlush]) {
-            event = Event(retaining: data.assumingMemoryBound(to: GstEvent.self))
-        }
-    }
-    let padWrapper = Pad(retaining: UnsafeMutableRawPointer(pad).assumingMemoryBound(to: GstObject.self))
-    let result = box.callback(PadProbeInfo(type: type, buffer: buffer, event: event, query: query, pad: padWrapper))
-    if case .remove = result { box.removed.store(true, ordering: .releasing) }
-    return result.raw
+    let result = box.handle(pad, info)
+    if result == GST_PAD_PROBE_REMOVE { box.removed.store(true, ordering: .releasing) }
+    return result
 }
 
 private let padProbeDestroy: GDestroyNotify = { userData in

@@ -80,7 +80,7 @@ enum EchoRoomComparison {
             let windows = result.path.windowERLE.map { String(Int($0.rounded())) }.joined(separator: " ")
             var rows = [
                 BenchmarkRow(measure: erleMeasure, value: result.path.erle, unit: "dB", baseline: pulse, goal: "≥ 30 dB", pass: result.path.erle >= 30, runs: 1,
-                             method: method + " 500 ms windows from the first: \(windows) dB."),
+                             method: method + " 500 ms windows from the first: \(windows) dB. The voice profile's level control is on; its largest gain over the run: \(formatted(result.gains.map(\.gain).max() ?? 0, "dB")) (frozen while the far end may be heard)."),
                 BenchmarkRow(measure: "Convergence, \(where_)", value: result.convergence, unit: "s", baseline: "—", goal: "≤ 5 s",
                              pass: result.convergence.map { $0 <= 5 } ?? false, runs: 1,
                              method: roomMethod + " From the first echo until every later 500 ms window cancels ≥ 20 dB (nil: never)."),

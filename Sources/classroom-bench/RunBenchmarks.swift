@@ -20,7 +20,7 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
-    @Option(help: "Development: run only these rows (two-way: mouth-to-ear and 32 peers; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room) and print them; docs/ is not written.")
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear and 32 peers; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room) and print them; docs/ is not written.")
     var only: String?
 
     func run() async throws {
@@ -46,7 +46,8 @@ struct RunBenchmarks: AsyncParsableCommand {
             case "two-way": rows = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
             case "echo-room": rows = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
             case "echo-tuning": rows = await EchoTuningSweep.rows(script: roomScript, logger: logger)
-            default: throw BenchError("--only takes two-way, echo-room or echo-tuning, not \(only)")
+            case "near-end": rows = await RoomNearEndRows.rows(script: roomScript, logger: logger)
+            default: throw BenchError("--only takes two-way, echo-room, echo-tuning or near-end, not \(only)")
             }
             print(ReportWriter.table(rows))
             for row in rows { print("\n\(row.measure): \(row.method)") }

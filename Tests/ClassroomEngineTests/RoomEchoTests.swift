@@ -17,7 +17,8 @@ struct RoomEchoTests {
         let result = try await RoomEchoMeasurement.run(script: Self.roomScript, delay: 150, logger: EngineSupport.logger)
         print("FIGURE room, 150 ms unreported: estimate \(String(describing: result.path.estimate)) after \(String(describing: result.path.estimateAfter)) s, "
               + "measured path \(String(describing: result.truth)), ERLE after 8 s \(result.path.erle) dB, converged after \(String(describing: result.convergence)) s, "
-              + "windows \(result.path.windowERLE.map { Int($0.rounded()) }), uplink delay median \(result.path.uplinkDelayMedian), p99 \(result.path.uplinkDelay99)")
+              + "windows \(result.path.windowERLE.map { Int($0.rounded()) }), uplink delay median \(result.path.uplinkDelayMedian), p99 \(result.path.uplinkDelay99), "
+              + "largest level-control gain \(result.gains.map(\.gain).max() ?? 0) dB")
         let estimate = try #require(result.path.estimate)
         // The rig plays each block at its capture time + 150 ms + its 40 ms floor; the sound server's
         // null sinks and monitors add their buffering (34–57 ms measured over 5 runs; 79–108 ms before
@@ -25,6 +26,9 @@ struct RoomEchoTests {
         #expect(estimate.delay >= .milliseconds(190) && estimate.delay <= .milliseconds(340))
         #expect(result.path.erle >= 30)
         #expect(result.path.minimumWindowERLE >= 0)
+        // Only echo and room noise on the microphone: the level control must not lift them (issue #23).
+        #expect(result.gains.count > 1_000)
+        #expect((result.gains.map(\.gain).max() ?? 0) <= 0.1)
     }
 
     @Test("double talk in the room at 150 ms unreported latency: the student keeps their level within 6 dB (ITU-T P.340 type 2a)")
@@ -32,7 +36,8 @@ struct RoomEchoTests {
         let talk = try await RoomNearEnd.doubleTalk(script: Self.roomScript, delay: 150, logger: EngineSupport.logger)
         let (kept, alone, both) = (talk.kept, talk.alone, talk.both)
         print("FIGURE room double talk, 150 ms: the student kept \(kept) dB; teacher cancelled before the student spoke: "
-              + "\(both.path.windowERLE.prefix(14).suffix(8).map { Int($0.rounded()) }) dB; student alone \(alone.uplinkFrames.count) uplink frames")
+              + "\(both.path.windowERLE.prefix(14).suffix(8).map { Int($0.rounded()) }) dB; student alone \(alone.uplinkFrames.count) uplink frames; "
+            + "largest level-control gain alone \(alone.gains.map(\.gain).max() ?? 0) dB, with the teacher \(both.gains.map(\.gain).max() ?? 0) dB")
         #expect(kept >= -6)
         // Not lifted above what the student said alone, either (residual echo would show as a gain).
         #expect(kept <= 3)
