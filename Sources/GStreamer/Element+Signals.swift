@@ -1,0 +1,39 @@
+import CGStreamer
+
+/// The element signals the engine listens to: pads that appear, and requests it answers.
+extension Element {
+    /// Runs `body` for each pad added later, e.g. decodebin's outputs (the "pad-added" signal).
+    public func onPadAdded(_ body: @escaping @Sendable (Pad) -> Void) -> SignalHandler {
+        SignalHandler.connect(self, signal: "pad-added", handler: PadSignalBox(body), callback: unsafeBitCast(padAddedTrampoline, to: GCallback.self))
+    }
+
+    /// Answers a signal that asks for caps by a 32-bit number, e.g. srtpdec's "request-key" (an
+    /// SSRC it has no key for); `body` runs on the streaming thread, nil answers "none".
+    public func onCapsRequest(_ signal: String, _ body: @escaping @Sendable (UInt32) -> Caps?) -> SignalHandler {
+        SignalHandler.connect(self, signal: signal, handler: CapsRequestBox(body), callback: unsafeBitCast(capsRequestTrampoline, to: GCallback.self))
+    }
+}
+
+/// The boxed closure behind `onPadAdded`.
+final class PadSignalBox: Sendable {
+    let body: @Sendable (Pad) -> Void
+    init(_ body: @escaping @Sendable (Pad) -> Void) { self.body = body }
+}
+
+private let padAddedTrampoline: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, gpointer?) -> Void = { _, pad, userData in
+    guard let pad, let userData else { return }
+    let box = Unmanaged<PadSignalBox>.fromOpaque(userData).takeUnretainedValue()
+    box.body(Pad(retaining: UnsafeMutableRawPointer(pad).assumingMemoryBound(to: GstObject.self)))
+}
+
+/// The boxed closure behind `onCapsRequest`.
+final class CapsRequestBox: Sendable {
+    let body: @Sendable (UInt32) -> Caps?
+    init(_ body: @escaping @Sendable (UInt32) -> Caps?) { self.body = body }
+}
+
+private let capsRequestTrampoline: @convention(c) (UnsafeMutablePointer<GstElement>?, guint, gpointer?) -> UnsafeMutablePointer<GstCaps>? = { _, number, userData in
+    guard let userData, let caps = Unmanaged<CapsRequestBox>.fromOpaque(userData).takeUnretainedValue().body(UInt32(number)) else { return nil }
+    // The signal's return is transfer full: the caller gets a reference of its own.
+    return UnsafeMutablePointer(mutating: gst_caps_ref(caps.gstCaps))
+}
