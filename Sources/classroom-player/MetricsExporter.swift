@@ -107,6 +107,7 @@ final class MetricsExporter: RunFollower {
         set("output_level", unit: "dbfs", "Latest RMS level of the output mix, loudest channel, in dBFS.", status["levels"]?["output_db"])
         set("microphone_level", unit: "dbfs", "Latest RMS level of the processed microphone, in dBFS (absent while it is off).", status["levels"]?["mic_db"])
         set("microphone_connected", "1 while the microphone is connected.", status["mic"]?["connected"])
+        set("microphone_gain", unit: "db", "The uplink level control's gain after the echo canceller, in dB (absent while the microphone is off).", status["mic"]?["gain_db"])
         // The echo path the engine measured (absent until it has one, and while the microphone is off).
         set("echo_path_delay", unit: "seconds", "Echo path the canceller follows: speaker to microphone plus unreported device latency.",
             status["mic"]?["echo_path"]?["delay_ms"].map { value in if case .number(let ms) = value { return .number(ms / 1000) }; return value })

@@ -18,7 +18,8 @@ extension PlayerRun {
             peers: peers.status, room: room?.status ?? .null,
             sender: uplink.map { .init(destinations: $0.destinations.map(\.description), frames: $0.framesSent, dropped: $0.framesDropped, resyncs: $0.resyncs) },
             resolved: controller.session.resolvedState, session: controller.session.state, ducks: sessionCommands.duckOwners,
-            microphone: chain.map { .init(source: $0.source.description, echoPath: controller.engine.echoPath, frames: $0.framesDelivered, muted: $0.isMuted) },
+            microphone: chain.map { .init(source: $0.source.description, echoPath: controller.engine.echoPath, frames: $0.framesDelivered, muted: $0.isMuted,
+                                          gainDB: $0.gain) },
             outputDB: meter.latest(EngineGraph.outputLevel), micDB: meter.latest(EngineGraph.micLevel),
             micCaptureDB: meter.latest(EngineGraph.micCaptureLevel))
     }

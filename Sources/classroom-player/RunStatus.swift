@@ -25,6 +25,8 @@ struct RunStatus {
         let echoPath: EchoPathEstimate?
         let frames: Int
         let muted: Bool
+        /// The uplink level control's gain (0 with it off).
+        let gainDB: Double
     }
 
     /// Seconds since the run started.
@@ -69,7 +71,8 @@ struct RunStatus {
             .object([("delay_ms", .number(Double(estimate.delay.nanoseconds) / 1e6)), ("confidence", .number(estimate.confidence))])
         }
         fields.append(("mic", .object([("connected", .bool(microphone != nil)), ("source", .maybe(microphone?.source)), ("echo_path", echoPath ?? .null),
-                                       ("frames", .number(Double(microphone?.frames ?? 0))), ("muted", .bool(microphone?.muted ?? false))])))
+                                       ("frames", .number(Double(microphone?.frames ?? 0))), ("muted", .bool(microphone?.muted ?? false)),
+                                       ("gain_db", .maybe(microphone?.gainDB))])))
         fields.append(("levels", .object([("output_db", .maybe(outputDB)), ("mic_db", .maybe(microphone == nil ? nil : micDB)),
                                           ("mic_capture_db", .maybe(microphone == nil ? nil : micCaptureDB))])))
         fields.append(("leases", .array(session.leases.map { .object([("owner", .string($0.owner)), ("need", .string($0.requirement.rawValue))]) })))

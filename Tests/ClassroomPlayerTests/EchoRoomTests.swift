@@ -30,6 +30,7 @@ struct EchoRoomTests {
         #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "echo-path").isEmpty }, "stderr: \(player.stderr)")
         let status = try? ControlClient(path: control.path).ask(#"{"do":"status"}"#)
         let statusPath = (status?["mic"] as? [String: Any])?["echo_path"] as? [String: Any]
+        let gain = ((status?["mic"] as? [String: Any])?["gain_db"] as? NSNumber)?.doubleValue
         #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
 
         let found = try #require(Fixtures.events(events, named: "echo-path").first)
@@ -40,6 +41,8 @@ struct EchoRoomTests {
         #expect(delay >= 190 && delay <= 340)
         #expect(at - speechStarts <= 5)
         #expect(abs((statusPath?["delay_ms"] as? Double ?? 0) - delay) <= 10, "status: \(String(describing: status))")
+        // Only the teacher's echo reached the microphone: the uplink's level control stayed at unity.
+        #expect(gain == 0, "gain \(String(describing: gain)) dB on echo alone; status: \(String(describing: status))")
         // The teacher still talks 7–10 s in; after the estimate the uplink carries nothing of it.
         let sent = try WAVFile(uplink)
         let heard = sent.rms(from: 7, to: 10)
