@@ -1,8 +1,70 @@
 import Foundation
 import Testing
 
-@Suite("classroom-player: RTP packet loss", .serialized)
+@Suite("classroom-player: RTP packet time and loss", .serialized)
 struct OpusPacketTests {
+    @Test("?ptime=10 sends 10 ms packets (twice as many as the 20 ms default, Opus and G.711), the SDP says so and FEC, and the 10 ms uplink is received intact from its SDP")
+    func packetTime() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 5, volume: 0.05)   // a silent output would end with exit 3
+        let timeline = folder.appendingPathComponent("timeline.json")
+        try #"[{"at": 0.5, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let (opus10, opus20, pcmu10, received) = (try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort())
+        let relays = [try LossyRelay(listen: opus10, forward: received, dropEvery: 0, seconds: 20, in: folder),
+                      try LossyRelay(listen: opus20, forward: 0, dropEvery: 0, seconds: 20, in: folder),
+                      try LossyRelay(listen: pcmu10, forward: 0, dropEvery: 0, seconds: 20, in: folder)]
+        defer { for relay in relays { Fixtures.stop(relay.process) } }
+        let sdp = folder.appendingPathComponent("uplink.sdp"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--mic", Fixtures.sample("student-mic.ogg"), "--script", timeline.path, "--output", "null",
+                                        "--uplink", "rtp://127.0.0.1:\(opus10)?ptime=10", "--uplink", "rtp://127.0.0.1:\(opus20)",
+                                        "--uplink", "rtp://127.0.0.1:\(pcmu10)?codec=pcmu&ptime=10", "--uplink-sdp", sdp.path,
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        let descriptions = try String(contentsOf: sdp, encoding: .utf8).components(separatedBy: "v=0").dropFirst().map { "v=0" + $0 }
+        try #require(descriptions.count == 3, "\(descriptions) stderr: \(player.stderr)")
+        #expect(descriptions[0].contains("a=ptime:10\r\na=maxptime:10") && descriptions[0].contains("a=fmtp:111 sprop-stereo=0;stereo=0;useinbandfec=1"), "\(descriptions[0])")
+        #expect(descriptions[1].contains("a=ptime:20\r\na=maxptime:20"), "\(descriptions[1])")
+        #expect(descriptions[2].contains("a=ptime:10") && !descriptions[2].contains("useinbandfec"), "\(descriptions[2])")
+        // gst-launch reads the 10 ms uplink's own SDP, pointed at the relay's far side.
+        let receivedSDP = folder.appendingPathComponent("received.sdp"), wav = folder.appendingPathComponent("received.wav")
+        try descriptions[0].replacingOccurrences(of: "m=audio \(opus10) ", with: "m=audio \(received) ").write(to: receivedSDP, atomically: true, encoding: .utf8)
+        let receiver = try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "-e", "filesrc", "location=\(receivedSDP.path)", "!", "sdpdemux", "latency=60", "!", "decodebin",
+                                                                      // It ends by itself after 4 s of decoded packets: it is one per packet, 10 ms each.
+                                                                      "!", "identity", "eos-after=400", "!", "audioconvert", "!", "audioresample", "!", "audio/x-raw,rate=48000,channels=1",
+                                                                      "!", "wavenc", "!", "filesink", "location=\(wav.path)"])
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        #expect(await waitUntil(timeout: .seconds(10)) { !receiver.isRunning })
+        Fixtures.stop(receiver)
+
+        var counts: [Int] = []
+        // What each packet carries: Opus's TOC byte says its frame size, a G.711 packet has 8 bytes a millisecond.
+        let durations: [(String, (LossyRelay.Packet) -> Double, Double)] = [
+            ("Opus ?ptime=10", \.opusMilliseconds, 10), ("Opus default", \.opusMilliseconds, 20), ("PCMU ?ptime=10", { Double($0.payloadBytes) / 8 }, 10),
+        ]
+        for (relay, (name, duration, expected)) in zip(relays, durations) {
+            let (packets, seconds) = try await relay.packets(within: .seconds(5))
+            counts.append(packets.count)
+            let seen = Set(packets.map(duration))
+            print("FIGURE \(name): \(packets.count) packets in \(String(format: "%.2f", seconds)) s (\(Int((Double(packets.count) / max(seconds, 0.001)).rounded())) per second), "
+                  + "each \(seen.sorted()) ms, Opus TOC configurations \(Set(packets.map { $0.firstPayloadByte >> 3 }).sorted())")
+            // rtpbaseaudiopayload sends what it holds at a discontinuity (the start, the microphone
+            // coming on) as a shorter packet: none is longer, nearly all are exact.
+            let exact = packets.filter { duration($0) == expected }.count
+            #expect(!packets.isEmpty && (seen.max() ?? 0) == expected && Double(exact) >= 0.98 * Double(packets.count), "\(name): \(seen), \(exact) of \(packets.count) exact")
+        }
+        // The same seconds of microphone in each: twice the packets at 10 ms.
+        #expect(counts.count == 3 && Double(counts[0]) > 1.9 * Double(counts[1]) && Double(counts[0]) < 2.1 * Double(counts[1]), "\(counts)")
+        let audio = try WAVFile(wav)
+        let windows = stride(from: 0.0, to: audio.seconds - 0.1, by: 0.1).map { audio.rms(from: $0, to: $0 + 0.1) }
+        let speech = Double(windows.filter { $0 > -45 }.count) / 10
+        print("FIGURE 10 ms uplink received from its SDP: \(audio.seconds) s, speech \(speech) s")
+        #expect(audio.headerMatchesFile)
+        #expect(abs(audio.seconds - 4) < 0.02)   // 400 decoded packets of 10 ms
+        #expect(speech >= 1.5)
+    }
+
     /// Ten-millisecond windows of `wav` between the feed's first and last sound: how many are
     /// silent (below -60 dBFS, a hole), the median level and the lowest.
     private func holes(in wav: URL) throws -> (silent: Int, windows: Int, median: Double, lowest: Double) {
