@@ -1,8 +1,9 @@
 import Foundation
 
 /// A UDP relay on 127.0.0.1 (python3) between an RTP sender and its receiver: it forwards every
-/// packet but each `dropEvery`-th (none when 0), records each packet's RTP header, and ends
-/// 1.5 s after the last packet or after `seconds`, whichever comes first.
+/// packet but each `dropEvery`-th (none when 0), and every packet to `lossless` if given, records
+/// each packet's RTP header, and ends 1.5 s after the last packet or after `seconds`, whichever
+/// comes first.
 struct LossyRelay {
     /// One packet as the relay saw it.
     struct Packet {
@@ -31,6 +32,7 @@ struct LossyRelay {
     inbound = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     inbound.bind(("127.0.0.1", listen))
     outbound = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    lossless = int(sys.argv[6]) if len(sys.argv) > 6 else 0
     packets, end, first, last = [], time.monotonic() + seconds, None, None
     while time.monotonic() < end:
         inbound.settimeout(max(0.01, min(1.5 if first else seconds, end - time.monotonic())))
@@ -45,6 +47,7 @@ struct LossyRelay {
         dropped = drop_every > 0 and (len(packets) + 1) % drop_every == 0
         packets.append({"seq": int.from_bytes(data[2:4], "big"), "ts": int.from_bytes(data[4:8], "big"), "toc": data[12], "size": len(data) - 12, "dropped": dropped})
         if not dropped and forward: outbound.sendto(data, ("127.0.0.1", forward))
+        if lossless: outbound.sendto(data, ("127.0.0.1", lossless))
     json.dump({"packets": packets, "seconds": (last - first) if first else 0}, open(record + ".part", "w"))
     import os; os.rename(record + ".part", record)
     """#
@@ -52,12 +55,12 @@ struct LossyRelay {
     let process: Process
     private let record: URL
 
-    /// Starts relaying `listen` to `forward` (0: record only).
-    init(listen: Int, forward: Int, dropEvery: Int, seconds: Int, in folder: URL) throws {
+    /// Starts relaying `listen` to `forward` (0: record only), and without loss to `lossless` (0: nowhere).
+    init(listen: Int, forward: Int, dropEvery: Int, seconds: Int, lossless: Int = 0, in folder: URL) throws {
         let code = folder.appendingPathComponent("relay.py")
         try LossyRelay.script.write(to: code, atomically: true, encoding: .utf8)
         record = folder.appendingPathComponent("relay-\(listen).json")
-        process = try Fixtures.start("/usr/bin/python3", [code.path, "\(listen)", "\(forward)", "\(dropEvery)", "\(seconds)", record.path])
+        process = try Fixtures.start("/usr/bin/python3", [code.path, "\(listen)", "\(forward)", "\(dropEvery)", "\(seconds)", record.path, "\(lossless)"])
     }
 
     /// The packets seen and the seconds between the first and the last, once the relay has ended (waits up to `timeout`).
