@@ -41,8 +41,10 @@ extension PeerFeed {
             "caps": .caps(try Caps(caps)),
         ])
         let demux = try ElementFactory.make("rtpptdemux", name: NetworkGraph.Peer.payloadDemux)
+        // do-lost: a packet that does not come in time is said downstream (GstRTPPacketLost, a gap
+        // after the depayloader), so the decoder conceals it instead of leaving a silent hole.
         let jitter = try ElementFactory.make("rtpjitterbuffer", name: NetworkGraph.Peer.jitter,
-                                             properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds))])
+                                             properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds)), "do-lost": true])
         let decode = [jitter] + (try PeerFeed.decoder(for: format.encoding))
         let decrypt = try key.map { _ throws(GStreamerError) in try ElementFactory.make("srtpdec", name: NetworkGraph.Peer.decrypt) }
         try pipeline.addLinked([udp] + (decrypt.map { [$0] } ?? []) + [demux])
@@ -134,7 +136,9 @@ extension PeerFeed {
         default: throw .failed("RTP \(encoding) cannot be decoded here (only \(SessionDescription.decodable.sorted().joined(separator: ", ")))")
         }
         var chain = [try ElementFactory.make(factories.0, name: NetworkGraph.Peer.depay)]
-        if let decoder = factories.1 { chain.append(try ElementFactory.make(decoder, name: NetworkGraph.Peer.decoder)) }
+        // Opus rebuilds a lost packet from the FEC copy in the next one, or conceals it (PLC, which FEC needs).
+        let concealment: ElementProperties = encoding == "OPUS" ? ["plc": true, "use-inband-fec": true] : [:]
+        if let decoder = factories.1 { chain.append(try ElementFactory.make(decoder, name: NetworkGraph.Peer.decoder, properties: concealment)) }
         return chain
     }
 }

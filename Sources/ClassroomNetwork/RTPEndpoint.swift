@@ -7,7 +7,7 @@ import Foundation
 public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The codecs an uplink can be encoded with.
     public enum Codec: String, Sendable, Hashable, CaseIterable {
-        /// Opus, 48 kHz, 20 ms packets (RFC 7587): what WebRTC stacks and conferencing servers expect.
+        /// Opus, 48 kHz (RFC 7587): what WebRTC stacks and conferencing servers expect.
         case opus
         /// G.711 µ-law, 8 kHz (static payload type 0).
         case pcmu
@@ -50,11 +50,28 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
     public let localAddress: String?
     /// The SRTP key the packets are protected with (srtp://); nil for plain RTP.
     public let key: SRTPKey?
+    /// The audio each packet carries, in milliseconds (`?ptime=`): 10 halves the packetisation delay, 20 is what WebRTC sends.
+    public let packetTime: Int
+    /// Whether Opus packets carry in-band FEC (`?fec=`): a lost packet is rebuilt from the next one. Always false for G.711.
+    public let forwardErrorCorrection: Bool
+
+    /// The packet durations every codec here sends cleanly (opusenc's frame sizes; whole G.711 packets).
+    public static let packetTimes = [10, 20, 40, 60]
+    /// The loss opusenc is told to expect with FEC on: enough for it to spend bits on the FEC copy.
+    public static let expectedLossPercentage = 10
 
     /// An endpoint; throws when a value is out of range. `host` may be a name: it is resolved now.
+    /// `forwardErrorCorrection` nil means on for Opus, off for G.711.
     public init(host: String, port: Int, codec: Codec = .opus, payloadType: Int? = nil,
-                localAddress: String? = nil, localPort: Int? = nil, key: SRTPKey? = nil) throws(EngineError) {
+                localAddress: String? = nil, localPort: Int? = nil, key: SRTPKey? = nil,
+                packetTime: Int = 20, forwardErrorCorrection: Bool? = nil) throws(EngineError) {
         guard (1...65_535).contains(port) else { throw .badEndpoint("rtp://\(host):\(port)", reason: "the port is 1 to 65535") }
+        guard RTPEndpoint.packetTimes.contains(packetTime) else {
+            throw .badEndpoint("rtp://\(host):\(port)", reason: RTPEndpoint.packetTimeReason("\(packetTime)"))
+        }
+        if codec != .opus, forwardErrorCorrection == true {
+            throw .badEndpoint("rtp://\(host):\(port)", reason: "fec=on is Opus's in-band FEC; G.711 has none: drop fec=on or use codec=opus")
+        }
         let type = payloadType ?? codec.defaultPayloadType
         guard (0...127).contains(type) else { throw .badEndpoint("rtp://\(host):\(port)", reason: "a payload type is 0 to 127, not \(type)") }
         if codec == .opus, !(96...127).contains(type) {
@@ -70,9 +87,11 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
         self.localAddress = localAddress
         self.localPort = localPort
         self.key = key
+        self.packetTime = packetTime
+        self.forwardErrorCorrection = forwardErrorCorrection ?? (codec == .opus)
     }
 
-    /// Parses `rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma]` or `srtp://HOST:PORT?key-file=FILE[&…]`
+    /// Parses `rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma][&ptime=10|20|40|60][&fec=on|off]` or `srtp://HOST:PORT?key-file=FILE[&…]`
     /// (IPv6 hosts in brackets); the key comes from the file, never from the URI itself.
     public init(uri: String) throws(EngineError) {
         let scheme = URLComponents(string: uri)?.scheme?.lowercased()
@@ -84,6 +103,8 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
         var codec = Codec.opus
         var payloadType: Int?
         var key: SRTPKey?
+        var packetTime = 20
+        var fec: Bool?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "codec":
@@ -94,22 +115,33 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
             case "pt":
                 guard let value = item.value.flatMap({ Int($0) }) else { throw .badEndpoint(uri, reason: "pt is a number, not '\(item.value ?? "")'") }
                 payloadType = value
+            case "ptime":
+                guard let value = item.value.flatMap({ Int($0) }) else { throw .badEndpoint(uri, reason: RTPEndpoint.packetTimeReason(item.value ?? "")) }
+                packetTime = value
+            case "fec":
+                switch item.value?.lowercased() {
+                case "on": fec = true
+                case "off": fec = false
+                default: throw .badEndpoint(uri, reason: "fec is on or off, not '\(item.value ?? "")'")
+                }
             case "key-file" where scheme == "srtp":
                 guard let path = item.value, !path.isEmpty else { throw .badEndpoint(uri, reason: "key-file names the file that holds the SRTP key") }
                 key = try SRTPKey(file: path)
             default:
-                throw .badEndpoint(uri, reason: "'\(item.name)' is not an option of an \(scheme == "srtp" ? "SRTP uplink (pt, codec, key-file)" : "RTP uplink (pt, codec)")")
+                throw .badEndpoint(uri, reason: "'\(item.name)' is not an option of an \(scheme == "srtp" ? "SRTP uplink (pt, codec, ptime, fec, key-file)" : "RTP uplink (pt, codec, ptime, fec)")")
             }
         }
         if scheme == "srtp", key == nil {
             throw .badEndpoint(uri, reason: "an SRTP uplink needs its key: srtp://HOST:PORT?key-file=FILE (base64 of 30 bytes, readable by its owner only)")
         }
-        try self.init(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, codec: codec, payloadType: payloadType, key: key)
+        try self.init(host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: port, codec: codec, payloadType: payloadType, key: key,
+                      packetTime: packetTime, forwardErrorCorrection: fec)
     }
 
     /// The same endpoint sent from `localAddress:localPort`.
     public func sent(from localAddress: String, port localPort: Int) throws(EngineError) -> RTPEndpoint {
-        try RTPEndpoint(host: address, port: port, codec: codec, payloadType: payloadType, localAddress: localAddress, localPort: localPort, key: key)
+        try RTPEndpoint(host: address, port: port, codec: codec, payloadType: payloadType, localAddress: localAddress, localPort: localPort, key: key,
+                         packetTime: packetTime, forwardErrorCorrection: forwardErrorCorrection)
     }
 
     /// Whether the address is IPv6.
@@ -130,16 +162,22 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
         // SDES (RFC 4568): whoever reads this SDP holds the key, so it is written for its owner only.
         if let key { lines.append("a=crypto:1 \(SRTPKey.suite) inline:\(key.base64)") }
         // The microphone is mono; RFC 7587 still names two channels in rtpmap.
-        if codec == .opus { lines.append("a=fmtp:\(payloadType) sprop-stereo=0;stereo=0") }
-        lines += ["a=ptime:20", "a=sendonly"]
+        if codec == .opus { lines.append("a=fmtp:\(payloadType) sprop-stereo=0;stereo=0" + (forwardErrorCorrection ? ";useinbandfec=1" : "")) }
+        // Every packet is ptime long: the sender never sends longer ones.
+        lines += ["a=ptime:\(packetTime)", "a=maxptime:\(packetTime)", "a=sendonly"]
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
     public var description: String {
         let host = isIPv6 ? "[\(address)]" : address
-        var text = "\(key == nil ? "rtp" : "srtp")://\(host):\(port) (\(codec.rawValue), payload type \(payloadType)"
+        var text = "\(key == nil ? "rtp" : "srtp")://\(host):\(port) (\(codec.rawValue), payload type \(payloadType), \(packetTime) ms"
+        if forwardErrorCorrection { text += ", FEC" }
         if let localPort { text += ", from port \(localPort)" }
         return text + ")"
+    }
+
+    private static func packetTimeReason(_ given: String) -> String {
+        "ptime is one of \(packetTimes.map(String.init).joined(separator: ", ")) (milliseconds of audio per packet), not '\(given)'"
     }
 
     /// One id per process, as RFC 4566 allows for `o=`.

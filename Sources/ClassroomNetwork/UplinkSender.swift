@@ -109,13 +109,12 @@ public final class UplinkSender: Sendable {
                 try sink.set("socket", from: socketOf, property: "used-socket")
                 try sink.set("close-socket", false)   // the receiver owns it
             }
-            let packet = ClockTime.milliseconds(20)
+            let packet = ClockTime.milliseconds(endpoint.packetTime)
             let protection = try endpoint.key.map { key throws(GStreamerError) in [try UplinkSender.srtpEncoder(key, number: number)] } ?? []
             switch endpoint.codec {
             case .opus:
                 return [queue,
-                        // 20 ms frames, tuned for speech.
-                        try ElementFactory.make("opusenc", name: NetworkGraph.UplinkSender.opusEncoder(number), properties: ["frame-size": .enumNick("20"), "audio-type": .enumNick("voice")]),
+                        try UplinkSender.opusEncoder(for: endpoint, number: number),
                         try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(endpoint.payloadType))])]
                     + protection + [sink]
             case .pcmu, .pcma:
@@ -130,6 +129,18 @@ public final class UplinkSender: Sendable {
                     + protection + [sink]
             }
         }
+    }
+
+    /// opusenc tuned for speech, one frame per packet of the endpoint's ptime; with FEC each packet
+    /// also carries a coarse copy of the previous one, which a receiver decodes when that one is lost.
+    private static func opusEncoder(for endpoint: RTPEndpoint, number: Int) throws(GStreamerError) -> Element {
+        var properties: ElementProperties = ["frame-size": .enumNick("\(endpoint.packetTime)"), "audio-type": .enumNick("voice")]
+        if endpoint.forwardErrorCorrection {
+            properties.append("inband-fec", true)
+            // opusenc adds the FEC copy only when told to expect some loss.
+            properties.append("packet-loss-percentage", .int(Int64(RTPEndpoint.expectedLossPercentage)))
+        }
+        return try ElementFactory.make("opusenc", name: NetworkGraph.UplinkSender.opusEncoder(number), properties: properties)
     }
 
     /// srtpenc with `key` for AES_CM_128_HMAC_SHA1_80, RTP and RTCP alike.

@@ -26,7 +26,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the processed microphone goes. Repeatable.",
-        discussion: "wav:PATH (finalised on every stop), rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma] (Opus in 20 ms packets on payload type 111 unless ?pt=N; G.711 with codec=pcmu|pcma), srtp://HOST:PORT?key-file=FILE[&…] (the same as SRTP, AES_CM_128_HMAC_SHA1_80; the SDP then carries the key in a=crypto), or null. The uplink is silent, not absent, while the microphone is off or the session interrupted.",
+        discussion: "wav:PATH (finalised on every stop), rtp://HOST:PORT[?pt=N][&codec=opus|pcmu|pcma][&ptime=10|20|40|60][&fec=on|off] (Opus in 20 ms packets on payload type 111 unless ?pt=N, ?ptime=10 for 10 ms ones; in-band FEC unless fec=off; G.711 with codec=pcmu|pcma), srtp://HOST:PORT?key-file=FILE[&…] (the same as SRTP, AES_CM_128_HMAC_SHA1_80; the SDP then carries the key in a=crypto), or null. The uplink is silent, not absent, while the microphone is off or the session interrupted.",
         valueName: "spec"))
     var uplink: [String] = []
 

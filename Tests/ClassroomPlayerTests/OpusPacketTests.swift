@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+
+@Suite("classroom-player: RTP packet time and loss", .serialized)
+struct OpusPacketTests {
+    @Test("?ptime=10 sends 10 ms packets (twice as many as the 20 ms default, Opus and G.711), the SDP says so and FEC, and the 10 ms uplink is received intact from its SDP")
+    func packetTime() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 5, volume: 0.05)   // a silent output would end with exit 3
+        let timeline = folder.appendingPathComponent("timeline.json")
+        try #"[{"at": 0.5, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let (opus10, opus20, pcmu10, received) = (try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort())
+        let relays = [try LossyRelay(listen: opus10, forward: received, dropEvery: 0, seconds: 20, in: folder),
+                      try LossyRelay(listen: opus20, forward: 0, dropEvery: 0, seconds: 20, in: folder),
+                      try LossyRelay(listen: pcmu10, forward: 0, dropEvery: 0, seconds: 20, in: folder)]
+        defer { for relay in relays { Fixtures.stop(relay.process) } }
+        let sdp = folder.appendingPathComponent("uplink.sdp"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--mic", Fixtures.sample("student-mic.ogg"), "--script", timeline.path, "--output", "null",
+                                        "--uplink", "rtp://127.0.0.1:\(opus10)?ptime=10", "--uplink", "rtp://127.0.0.1:\(opus20)",
+                                        "--uplink", "rtp://127.0.0.1:\(pcmu10)?codec=pcmu&ptime=10", "--uplink-sdp", sdp.path,
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        let descriptions = try String(contentsOf: sdp, encoding: .utf8).components(separatedBy: "v=0").dropFirst().map { "v=0" + $0 }
+        try #require(descriptions.count == 3, "\(descriptions) stderr: \(player.stderr)")
+        #expect(descriptions[0].contains("a=ptime:10\r\na=maxptime:10") && descriptions[0].contains("a=fmtp:111 sprop-stereo=0;stereo=0;useinbandfec=1"), "\(descriptions[0])")
+        #expect(descriptions[1].contains("a=ptime:20\r\na=maxptime:20"), "\(descriptions[1])")
+        #expect(descriptions[2].contains("a=ptime:10") && !descriptions[2].contains("useinbandfec"), "\(descriptions[2])")
+        // gst-launch reads the 10 ms uplink's own SDP, pointed at the relay's far side.
+        let receivedSDP = folder.appendingPathComponent("received.sdp"), wav = folder.appendingPathComponent("received.wav")
+        try descriptions[0].replacingOccurrences(of: "m=audio \(opus10) ", with: "m=audio \(received) ").write(to: receivedSDP, atomically: true, encoding: .utf8)
+        let receiver = try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "-e", "filesrc", "location=\(receivedSDP.path)", "!", "sdpdemux", "latency=60", "!", "decodebin",
+                                                                      // It ends by itself after 4 s of decoded packets: it is one per packet, 10 ms each.
+                                                                      "!", "identity", "eos-after=400", "!", "audioconvert", "!", "audioresample", "!", "audio/x-raw,rate=48000,channels=1",
+                                                                      "!", "wavenc", "!", "filesink", "location=\(wav.path)"])
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        #expect(await waitUntil(timeout: .seconds(10)) { !receiver.isRunning })
+        Fixtures.stop(receiver)
+
+        var counts: [Int] = []
+        // What each packet carries: Opus's TOC byte says its frame size, a G.711 packet has 8 bytes a millisecond.
+        let durations: [(String, (LossyRelay.Packet) -> Double, Double)] = [
+            ("Opus ?ptime=10", \.opusMilliseconds, 10), ("Opus default", \.opusMilliseconds, 20), ("PCMU ?ptime=10", { Double($0.payloadBytes) / 8 }, 10),
+        ]
+        for (relay, (name, duration, expected)) in zip(relays, durations) {
+            let (packets, seconds) = try await relay.packets(within: .seconds(5))
+            counts.append(packets.count)
+            let seen = Set(packets.map(duration))
+            print("FIGURE \(name): \(packets.count) packets in \(String(format: "%.2f", seconds)) s (\(Int((Double(packets.count) / max(seconds, 0.001)).rounded())) per second), "
+                  + "each \(seen.sorted()) ms, Opus TOC configurations \(Set(packets.map { $0.firstPayloadByte >> 3 }).sorted())")
+            // rtpbaseaudiopayload sends what it holds at a discontinuity (the start, the microphone
+            // coming on) as a shorter packet: none is longer, nearly all are exact.
+            let exact = packets.filter { duration($0) == expected }.count
+            #expect(!packets.isEmpty && (seen.max() ?? 0) == expected && Double(exact) >= 0.98 * Double(packets.count), "\(name): \(seen), \(exact) of \(packets.count) exact")
+        }
+        // The same seconds of microphone in each: twice the packets at 10 ms.
+        #expect(counts.count == 3 && Double(counts[0]) > 1.9 * Double(counts[1]) && Double(counts[0]) < 2.1 * Double(counts[1]), "\(counts)")
+        let audio = try WAVFile(wav)
+        let windows = stride(from: 0.0, to: audio.seconds - 0.1, by: 0.1).map { audio.rms(from: $0, to: $0 + 0.1) }
+        let speech = Double(windows.filter { $0 > -45 }.count) / 10
+        print("FIGURE 10 ms uplink received from its SDP: \(audio.seconds) s, speech \(speech) s")
+        #expect(audio.headerMatchesFile)
+        #expect(abs(audio.seconds - 4) < 0.02)   // 400 decoded packets of 10 ms
+        #expect(speech >= 1.5)
+    }
+
+    /// Ten-millisecond windows of `wav` between the feed's first and last sound: how many are
+    /// silent (below -60 dBFS, a hole), the median level and the lowest.
+    private func holes(in wav: URL) throws -> (silent: Int, windows: Int, median: Double, lowest: Double) {
+        let audio = try WAVFile(wav)
+        let levels = stride(from: 0.0, to: audio.seconds - 0.01, by: 0.01).map { audio.rms(from: $0, to: $0 + 0.01) }
+        guard let first = levels.firstIndex(where: { $0 > -30 }), let last = levels.lastIndex(where: { $0 > -30 }), last - first > 20 else { return (0, 0, -.infinity, -.infinity) }
+        let body = Array(levels[(first + 5)...(last - 5)])
+        return (body.filter { $0 < -60 }.count, body.count, body.sorted()[body.count / 2], body.min() ?? -.infinity)
+    }
+
+    @Test("with every 10th packet lost on the way, an Opus feed has no silent holes: FEC rebuilds the lost packets, or PLC conceals them")
+    func lossConcealed() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 7, volume: 0)
+        var runs: [(name: String, player: PlayerProcess, relay: LossyRelay, wav: URL, events: URL, port: Int)] = []
+        for name in ["fec", "plain"] {
+            let (port, feed) = (try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort())
+            let wav = folder.appendingPathComponent("mix-\(name).wav"), events = folder.appendingPathComponent("events-\(name).jsonl")
+            let relay = try LossyRelay(listen: port, forward: feed, dropEvery: 10, seconds: 20, in: folder)
+            let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(feed)", "--mic", "none", "--output", "wav:\(wav.path)",
+                                            "--events", events.path, "--no-stdin"], in: folder)
+            runs.append((name, player, relay, wav, events, port))
+        }
+        defer { for run in runs { Fixtures.stop(run.relay.process) } }
+        for run in runs {
+            #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(run.events, named: "started").isEmpty }, "stderr: \(run.player.stderr)")
+        }
+        // 3 s of a 440 Hz tone at -13.5 dBFS in 20 ms Opus packets, paced in real time, with and without in-band FEC.
+        let senders = try runs.map { run in
+            try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "audiotestsrc", "is-live=true", "num-buffers=150", "samplesperbuffer=960", "freq=440", "volume=0.3", "!",
+                                                           "audio/x-raw,rate=48000,channels=1", "!", "opusenc", "audio-type=voice"]
+                                                          + (run.name == "fec" ? ["inband-fec=true", "packet-loss-percentage=10"] : [])
+                                                          + ["!", "rtpopuspay", "pt=96", "!", "udpsink", "host=127.0.0.1", "port=\(run.port)"])
+        }
+        defer { for sender in senders { Fixtures.stop(sender) } }
+        for run in runs {
+            #expect(try await run.player.exitStatus(within: .seconds(30)) == 0, "stderr: \(run.player.stderr)")
+            let (packets, _) = try await run.relay.packets(within: .seconds(5))
+            let lost = packets.filter(\.dropped).count
+            let found = try holes(in: run.wav)
+            print("FIGURE \(run.name) sender, \(lost) of \(packets.count) packets lost: \(found.silent) of \(found.windows) 10 ms windows silent (< -60 dBFS); "
+                  + "median \(String(format: "%.1f", found.median)) dBFS, lowest \(String(format: "%.1f", found.lowest)) dBFS")
+            #expect(lost >= 10, "\(run.name)")
+            #expect(found.windows >= 200, "\(run.name): the tone was not heard for 2 s")
+            #expect(found.silent == 0, "\(run.name): \(found.silent) silent 10 ms windows where packets were lost")
+        }
+    }
+    /// The SNR of the lost 20 ms packets (indices `lost`) in `out` against the same packets in
+    /// `reference`. A concealed gap lasts what the jitter buffer estimated, in steps of Opus's 2.5 ms,
+    /// so `out` drifts: each lost packet is placed where the packet before it matches best.
+    private func lostPacketSNR(_ out: [Float], against reference: [Float], lost: [Int]) -> Double {
+        func error(_ start: Int, _ referenceStart: Int) -> Double {
+            (0..<960).reduce(0.0) { $0 + Double((out[start + $1] - reference[referenceStart + $1]) * (out[start + $1] - reference[referenceStart + $1])) }
+        }
+        var (lag, energy, noise) = (0, 0.0, 0.0)
+        for packet in lost where packet > 0 && (packet + 1) * 960 <= reference.count {
+            let start = packet * 960
+            let lags = stride(from: lag - 1_200, through: lag + 1_200, by: 120).filter { start - 960 + $0 >= 0 && start + $0 + 960 <= out.count }
+            lag = lags.min { error(start - 960 + $0, start - 960) < error(start - 960 + $1, start - 960) } ?? lag
+            guard start + lag + 960 <= out.count, start + lag >= 0 else { continue }
+            energy += (0..<960).reduce(0.0) { $0 + Double(reference[start + $1] * reference[start + $1]) }
+            noise += error(start + lag, start)
+        }
+        return 10 * log10(max(energy, 1e-12) / max(noise, 1e-12))
+    }
+
+    /// A receiver of Opus RTP (payload type 111) on `port` that conceals losses as the player does and
+    /// ends by itself after `packets` decoded packets (opusdec puts out one buffer per packet or gap).
+    private func opusReceiver(port: Int, packets: Int, into wav: URL) throws -> Process {
+        try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "udpsrc", "port=\(port)", "caps=application/x-rtp,media=audio,clock-rate=48000,encoding-name=OPUS,payload=111",
+                                                       "!", "rtpjitterbuffer", "latency=60", "do-lost=true", "!", "rtpopusdepay", "!", "opusdec", "plc=true", "use-inband-fec=true",
+                                                       "!", "identity", "eos-after=\(packets)", "!", "audioconvert", "!", "audio/x-raw,format=S16LE,rate=48000,channels=1",
+                                                       "!", "wavenc", "!", "filesink", "location=\(wav.path)"])
+    }
+
+    @Test("the uplink's in-band FEC brings lost speech back: with every 10th packet lost, ?fec=on rebuilds it far closer to the lossless stream than ?fec=off's concealment")
+    func uplinkFEC() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 5, volume: 0.05)
+        let timeline = folder.appendingPathComponent("timeline.json")
+        try #"[{"at": 0.3, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let decoded = 200   // 4 s of 20 ms packets
+        var runs: [(name: String, uplink: Int, relay: LossyRelay, lossy: URL, lossless: URL, receivers: [Process])] = []
+        for name in ["on", "off"] {
+            let (uplink, lossyPort, losslessPort) = (try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort())
+            let lossy = folder.appendingPathComponent("fec-\(name)-lossy.wav"), lossless = folder.appendingPathComponent("fec-\(name)-lossless.wav")
+            let receivers = [try opusReceiver(port: lossyPort, packets: decoded, into: lossy), try opusReceiver(port: losslessPort, packets: decoded, into: lossless)]
+            let relay = try LossyRelay(listen: uplink, forward: lossyPort, dropEvery: 10, seconds: 20, lossless: losslessPort, in: folder)
+            runs.append((name, uplink, relay, lossy, lossless, receivers))
+        }
+        defer { for run in runs { for process in run.receivers + [run.relay.process] { Fixtures.stop(process) } } }
+        let player = try PlayerProcess(["play", lesson.path, "--mic", Fixtures.sample("student-mic.ogg"), "--script", timeline.path, "--output", "null",
+                                        "--uplink", "rtp://127.0.0.1:\(runs[0].uplink)?fec=on", "--uplink", "rtp://127.0.0.1:\(runs[1].uplink)?fec=off", "--no-stdin"], in: folder)
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        var rebuilt: [String: Double] = [:]
+        for run in runs {
+            #expect(await waitUntil(timeout: .seconds(10)) { run.receivers.allSatisfy { !$0.isRunning } })
+            let lost = try await run.relay.packets(within: .seconds(5)).packets.indices.filter { $0 % 10 == 9 && $0 < decoded }
+            let (out, reference) = (try WAVFile(run.lossy).samples, try WAVFile(run.lossless).samples)
+            rebuilt[run.name] = lostPacketSNR(out, against: reference, lost: lost)
+            print("FIGURE uplink ?fec=\(run.name): \(lost.count) of \(decoded) packets lost; the lost packets at "
+                  + "\(String(format: "%.1f", rebuilt[run.name] ?? 0)) dB SNR against the lossless stream")
+            #expect(lost.count >= 15 && reference.count >= (decoded - 1) * 960, "\(run.name)")
+        }
+        #expect((rebuilt["on"] ?? 0) > 10, "\(rebuilt)")
+        #expect((rebuilt["on"] ?? 0) > (rebuilt["off"] ?? 0) + 6, "\(rebuilt)")
+    }
+}
