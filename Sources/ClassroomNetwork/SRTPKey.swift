@@ -17,16 +17,9 @@ public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a key file: base64 of 30 bytes, readable by its owner only.
     public init(file path: String) throws(EngineError) {
-        var status = stat()
-        guard lstat(path, &status) == 0 else {
-            throw .badKey(path, reason: "it cannot be read (\(String(cString: strerror(errno))))")
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else { throw .badKey(path, reason: "it is not a regular file") }
-        // A key others can read is a key others have: refuse it rather than use it.
-        guard status.st_mode & 0o077 == 0 else {
-            throw .badKey(path, reason: "others can read it (mode \(String(status.st_mode & 0o777, radix: 8))); make it readable by its owner only: chmod 600 \(path)")
-        }
-        guard let data = FileManager.default.contents(atPath: path), data.count < 1024, let text = String(data: data, encoding: .utf8) else {
+        let data: Data
+        do { data = try OwnerOnlyFile.contents(atPath: path, maxBytes: 1023, followingLinks: false) } catch { throw .badKey(path, reason: error.reason) }
+        guard let text = String(data: data, encoding: .utf8) else {
             throw .badKey(path, reason: "it cannot be read, or is not a short text file of base64")
         }
         try self.init(base64: text.trimmingCharacters(in: .whitespacesAndNewlines), origin: path)
