@@ -82,6 +82,40 @@ struct JanusCredentialTests {
         print("FIGURE \(test.name): exit \(result.status); \(result.stderr.split(separator: "\n").last { $0.contains("room") } ?? "")")
     }
 
+    @Test("two kiosks admitted by token and pin file hear each other: one's tone is in the other's output")
+    func hearEachOther() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav"), tone = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 10, volume: 0)
+        // The talker hears nobody (the listener is muted): a quiet lesson of its own keeps its run from ending as silent (exit 3).
+        let talkerLesson = folder.appendingPathComponent("quiet.wav")
+        try Fixtures.toneLesson(at: talkerLesson, seconds: 10, volume: 0.02)
+        try Fixtures.gstLaunch("audiotestsrc num-buffers=100 samplesperbuffer=4800 wave=sine freq=1000 volume=0.3 ! audio/x-raw,format=S16LE,rate=48000,channels=1 ! wavenc ! filesink location=\(tone.path)")
+        let timeline = folder.appendingPathComponent("mic-on.json")
+        try #"[{"at": 0.2, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let janus = try JanusServer(in: folder)
+        try secretFile(janus.folder.appendingPathComponent("token_auth_secret"), Self.tokenSecret)
+        try secretFile(janus.folder.appendingPathComponent("room_pin"), Self.pin)
+        try await janus.start()
+        defer { janus.kill() }
+        let token = folder.appendingPathComponent("janus.token"), pin = folder.appendingPathComponent("room.pin")
+        try secretFile(token, try Self.token(secretIn: janus.folder.appendingPathComponent("token_auth_secret")))
+        try secretFile(pin, Self.pin)
+        let room = "janus://127.0.0.1:\(janus.port)/3333?token-file=\(token.path)&pin-file=\(pin.path)&display="
+        let heard = folder.appendingPathComponent("heard.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let listener = try PlayerProcess(["play", lesson.path, "--room", room + "listener", "--mic", "none", "--output", "wav:\(heard.path)",
+                                          "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "room-joined").isEmpty }, "stderr: \(listener.stderr)")
+        let talker = try PlayerProcess(["play", talkerLesson.path, "--room", room + "talker", "--mic", tone.path, "--script", timeline.path,
+                                        "--output", "null", "--no-stdin"], in: folder)
+        #expect(try await talker.exitStatus(within: .seconds(40)) == 0, "stderr: \(talker.stderr)")
+        #expect(try await listener.exitStatus(within: .seconds(40)) == 0, "stderr: \(listener.stderr)")
+        let level = try Fixtures.bandLevel(heard, from: 4, to: 8, band: 900...1_100)
+        print("FIGURE the talker's 1 kHz tone in the listener's output, 4-8 s: \(String(format: "%.1f", level)) dBFS")
+        #expect(level > -50, "\(level) dBFS")
+    }
+
     /// Writes `text` to `file` with `mode`.
     private func secretFile(_ file: URL, _ text: String, mode: Int = 0o600) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
