@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Runs a private Janus (Debian's `janus`) in the foreground for tests and the benchmark: its own
 # config folder with the HTTP API on 127.0.0.1:PORT only, the AudioBridge with three 48 kHz rooms
-# (1234 takes plain-RTP participants, 2222 does not, 3333 has the pin "secret"), every other
-# plugin, transport and logger disabled.
+# (1234 takes plain-RTP participants, 2222 does not, 3333 has a pin), every other plugin,
+# transport and logger disabled.
+#
+# Credentials come from files in CONFIG_DIR, never from the command line: room_pin (room 3333's
+# pin; "secret" without it), token_auth_secret (turns on token_auth with that secret: tokens are
+# EXPIRY,janus,janus.plugin.audiobridge:base64(HMAC-SHA1(secret, what precedes the colon))) and
+# api_secret (Janus then also takes that as "apisecret"; either one admits a request).
 #
 #   scripts/janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]
 #
@@ -16,10 +21,16 @@ address=${3:-127.0.0.1}
 libraries=/usr/lib/x86_64-linux-gnu/janus
 [[ -d $libraries ]] || libraries=$(dirname "$(dpkg -L janus | grep -m1 '/janus/plugins/')")
 mkdir -p "$dir"
+umask 077   # the configs below may hold the secrets
+secret() { [[ -f $dir/$1 ]] && tr -d '\n' < "$dir/$1"; }
+auth=""
+if token_secret=$(secret token_auth_secret); then auth+=", token_auth = true, token_auth_secret = \"$token_secret\""; fi
+if api_secret=$(secret api_secret); then auth+=", api_secret = \"$api_secret\""; fi
+pin=$(secret room_pin) || pin=secret
 
 cat > "$dir/janus.jcfg" <<JCFG
 general: { configs_folder = "$dir", plugins_folder = "$libraries/plugins", transports_folder = "$libraries/transports",
-           events_folder = "$libraries/events", loggers_folder = "$libraries/loggers", debug_level = 4, session_timeout = 60 }
+           events_folder = "$libraries/events", loggers_folder = "$libraries/loggers", debug_level = 4, session_timeout = 60$auth }
 nat: { ice_ignore_list = "vmnet" }
 plugins: { disable = "libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_streaming.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_videoroom.so,libjanus_voicemail.so" }
 transports: { disable = "libjanus_websockets.so,libjanus_pfunix.so,libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_rabbitmq.so" }
@@ -38,7 +49,7 @@ cat > "$dir/janus.plugin.audiobridge.jcfg" <<JCFG
 general: { local_ip = "$address" }
 room-1234: { description = "Class 1234", sampling_rate = 48000, allow_rtp_participants = true }
 room-2222: { description = "No plain RTP", sampling_rate = 48000 }
-room-3333: { description = "With a pin", sampling_rate = 48000, pin = "secret", allow_rtp_participants = true }
+room-3333: { description = "With a pin", sampling_rate = 48000, pin = "$pin", allow_rtp_participants = true }
 JCFG
 
 exec janus -F "$dir" -C "$dir/janus.jcfg"

@@ -67,6 +67,10 @@ struct JanusProtocol: Sendable {
     let url: URL
     /// How long one request may take.
     let timeout: TimeInterval
+    /// Janus's token_auth token, sent as "token" in every request; nil when the server wants none.
+    var token: String? = nil
+    /// Janus's API secret, sent as "apisecret" in every request; nil when the server wants none.
+    var apiSecret: String? = nil
 
     // MARK: Session and handle
 
@@ -96,7 +100,7 @@ struct JanusProtocol: Sendable {
     /// `leave` and `destroy`, waiting at most `seconds` for a server that is gone or hangs: Janus
     /// drops the session itself after its timeout, and a stop does not wait longer for it.
     func farewell(session: UInt64, handle: UInt64?, within seconds: TimeInterval) {
-        let quick = JanusProtocol(url: url, timeout: seconds / 2)
+        let quick = JanusProtocol(url: url, timeout: seconds / 2, token: token, apiSecret: apiSecret)
         let told = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             if let handle { try? quick.leave(session: session, handle: handle) }
@@ -109,10 +113,11 @@ struct JanusProtocol: Sendable {
     // MARK: AudioBridge requests (answered by an event on the long poll)
 
     /// `join` as a plain-RTP participant: Janus will send the room's mix as Opus to `rtpAddress:rtpPort`
-    /// and accept ours only from there. Returns the transaction to match the `joined` event with.
-    func join(session: UInt64, handle: UInt64, room: UInt64, display: String, pin: String?, muted: Bool,
+    /// and accept ours only from there, after buffering `prebuffer` packets of ours. Returns the
+    /// transaction to match the `joined` event with.
+    func join(session: UInt64, handle: UInt64, room: UInt64, display: String, pin: String?, muted: Bool, prebuffer: Int,
               rtpAddress: String, rtpPort: Int, payloadType: Int) throws(Failure) -> String {
-        var body: [String: Any] = ["request": "join", "room": room, "display": display, "muted": muted,
+        var body: [String: Any] = ["request": "join", "room": room, "display": display, "muted": muted, "prebuffer": prebuffer,
                                    "rtp": ["ip": rtpAddress, "port": rtpPort, "payload_type": payloadType]]
         if let pin { body["pin"] = pin }
         return try message(session: session, handle: handle, body)
@@ -143,7 +148,11 @@ struct JanusProtocol: Sendable {
     /// keeps the session alive.
     /// `timeout` bounds a poll that the server holds longer than it should.
     func poll(session: UInt64, maxEvents: Int = 10, timeout: TimeInterval = 40) throws(Failure) -> [Event] {
-        guard let pollURL = URL(string: url.appendingPathComponent("\(session)").absoluteString + "?maxev=\(maxEvents)") else { return [] }
+        // A GET has no body: the credentials go in the query (never in a message: those name the path only).
+        let credentials = [("token", token), ("apisecret", apiSecret)].compactMap { name, value in
+            value.map { "&\(name)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+        }.joined()
+        guard let pollURL = URL(string: url.appendingPathComponent("\(session)").absoluteString + "?maxev=\(maxEvents)" + credentials) else { return [] }
         let value = try request(pollURL, body: nil, timeout: max(timeout, 0.1))
         let items = (value as? [Any]) ?? [value]
         return try items.map { item throws(Failure) in
@@ -193,6 +202,8 @@ struct JanusProtocol: Sendable {
     private func post(_ target: URL, _ body: [String: Any], transaction: String = JanusProtocol.transaction()) throws(Failure) -> [String: Any] {
         var body = body
         body["transaction"] = transaction
+        if let token { body["token"] = token }
+        if let apiSecret { body["apisecret"] = apiSecret }
         guard let reply = try request(target, body: body, timeout: timeout) as? [String: Any] else {
             throw .notJanus("the reply is not a JSON object")
         }

@@ -13,17 +13,42 @@ extension JanusRoom {
         case .audioBridge(489, let reason) where reason.lowercased().contains("rtp"):
             return "room \(address.room) does not take plain-RTP participants; set allow_rtp_participants = true in its section of janus.plugin.audiobridge.jcfg"
         case .audioBridge(489, _):
-            return "room \(address.room) refused the pin; give the room's pin as ?pin=PIN"
+            guard let pin = address.pin else { return "room \(address.room) wants a pin; put it in a file only you can read (chmod 600) and give pin-file=FILE" }
+            guard !address.pinOnCommandLine else {
+                return "room \(address.room) refused the pin given as pin= as wrong; put the room's pin in a file only you can read (chmod 600) and give pin-file=FILE"
+            }
+            return "room \(address.room) refused the pin from \(pin.origin) as wrong; put the room's pin in that file"
+        case .audioBridge(483, let reason) where reason.contains("pin"):
+            return "room \(address.room) wants a pin; put it in a file only you can read (chmod 600) and give pin-file=FILE"
         case .audioBridge(let code, let reason):
             return "the AudioBridge refused to join room \(address.room): \(reason) (\(code))"
         case .janus(403, let reason):
-            return "Janus refused the request as unauthorized: \(reason) (403); the server wants an API secret or token (api_secret or token_auth in janus.jcfg), which this kiosk does not send: turn them off for this server or name one without them"
+            return unauthorized(reason, address: address)
+        case .janus(405, let reason):
+            let token = address.token.map { "the token from \($0.origin)" } ?? "the token"
+            return "Janus refused \(token) for the AudioBridge (405: \(reason)); make it one that grants janus.plugin.audiobridge (EXPIRY,janus,janus.plugin.audiobridge:SIGNATURE)"
         case .janus(460, let reason):
             return "Janus has no AudioBridge: \(reason) (460); enable janus.plugin.audiobridge on the server"
         case .janus(let code, let reason):
             return "Janus refused: \(reason) (\(code))"
         case .unreachable, .serverError:
             return failure.description
+        }
+    }
+
+    /// A 403 names the credential Janus refused: the token, the API secret, or (with both sent, since
+    /// Janus takes either) both; with none sent, the files to give.
+    private static func unauthorized(_ reason: String, address: JanusRoomAddress) -> String {
+        switch (address.token, address.apiSecret) {
+        case (let token?, nil):
+            return "Janus refused \(token) as unauthorized (403: \(reason)); it may be wrong, expired, or not for janus.plugin.audiobridge: put a valid token in it"
+        case (nil, let secret?):
+            return "Janus refused \(secret) as unauthorized (403: \(reason)); put the server's api_secret (janus.jcfg) in it"
+        case (let token?, let secret?):
+            return "Janus refused both \(token) and \(secret) as unauthorized (403: \(reason)); put a valid one in either"
+        case (nil, nil):
+            return "Janus refused the request as unauthorized: \(reason) (403); the server wants an API secret or token (api_secret or token_auth in janus.jcfg), which this kiosk does not send: "
+                + "give apisecret-file=FILE or token-file=FILE in the room URI (a file only you can read), or turn them off for this server"
         }
     }
 }

@@ -58,7 +58,7 @@ public final class JanusRoom: Sendable {
         guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
         self.address = address
         self.engine = engine
-        self.api = JanusProtocol(url: url, timeout: 5)
+        self.api = JanusProtocol(url: url, timeout: 5, token: address.token?.value, apiSecret: address.apiSecret?.value)
         let local: String
         if let localAddress { local = localAddress } else { local = try LocalRoute.sourceAddress(toward: address.host, port: address.port) }
         self.localAddress = local
@@ -145,8 +145,8 @@ public final class JanusRoom: Sendable {
         let muted = state.withLock { $0.muted }
         do {
             handle = try api.attachAudioBridge(session: session)
-            transaction = try api.join(session: session, handle: handle, room: address.room, display: address.display, pin: address.pin,
-                                       muted: muted, rtpAddress: localAddress, rtpPort: localPort, payloadType: JanusRoom.payloadType)
+            transaction = try api.join(session: session, handle: handle, room: address.room, display: address.display, pin: address.pin?.value,
+                                       muted: muted, prebuffer: address.prebuffer, rtpAddress: localAddress, rtpPort: localPort, payloadType: JanusRoom.payloadType)
         } catch {
             try? api.destroy(session: session)
             throw error

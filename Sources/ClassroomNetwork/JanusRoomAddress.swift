@@ -1,8 +1,10 @@
 import ClassroomEngine
 import Foundation
 
-/// `janus://HOST[:PORT]/ROOM[?display=NAME&pin=PIN]`: a Janus AudioBridge room reached over
-/// Janus's HTTP API (`http://HOST:PORT/janus`, port 8088 unless given).
+/// `janus://HOST[:PORT]/ROOM[?display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N]`:
+/// a Janus AudioBridge room reached over Janus's HTTP API (`http://HOST:PORT/janus`, port 8088
+/// unless given). Credentials come from files only their owner can read (`JanusSecret`); a `pin=`
+/// given directly still works but is on the command line (`pinOnCommandLine`).
 public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     /// The server's host.
     public let host: String
@@ -12,47 +14,93 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public let room: UInt64
     /// The name the room's participant list shows.
     public let display: String
-    /// The room's pin, if it has one.
-    public let pin: String?
+    /// The room's pin, if it has one (sent in the join).
+    public let pin: JanusSecret?
+    /// Janus's token_auth token (sent as "token" in every request).
+    public let token: JanusSecret?
+    /// Janus's API secret (sent as "apisecret" in every request).
+    public let apiSecret: JanusSecret?
+    /// How many 20 ms packets the AudioBridge buffers from this kiosk before mixing it (the join's `prebuffer`).
+    public let prebuffer: Int
 
     /// Janus's HTTP port unless one is given.
     public static let defaultPort = 8088
+    /// The prebuffer unless one is given: 4 packets (80 ms), the fewest with no gap in any loopback
+    /// run (3 had gaps in some, 1 and 2 in most; the AudioBridge's own default is 6: README).
+    public static let defaultPrebuffer = 4
+    /// The prebuffers `?prebuffer=` takes: up to a second. 0 is not one: Janus 1.1.2 takes it, then never mixes the kiosk in (measured on loopback).
+    public static let prebufferRange = 1...50
 
     /// An address from its parts.
-    public init(host: String, port: Int = JanusRoomAddress.defaultPort, room: UInt64, display: String, pin: String? = nil) {
-        self.host = host; self.port = port; self.room = room; self.display = display; self.pin = pin
+    public init(host: String, port: Int = JanusRoomAddress.defaultPort, room: UInt64, display: String, pin: JanusSecret? = nil,
+                token: JanusSecret? = nil, apiSecret: JanusSecret? = nil, prebuffer: Int = JanusRoomAddress.defaultPrebuffer) {
+        self.host = host; self.port = port; self.room = room; self.display = display
+        self.pin = pin; self.token = token; self.apiSecret = apiSecret; self.prebuffer = prebuffer
     }
 
-    /// Parses `janus://HOST[:PORT]/ROOM[?display=NAME&pin=PIN]`.
+    /// Whether the pin was given as `?pin=` (visible in ps and shell history) rather than in a file.
+    public var pinOnCommandLine: Bool { pin?.origin == JanusRoomAddress.uriOrigin }
+    /// The origin of a pin given directly.
+    static let uriOrigin = "the room URI"
+
+    /// Parses the URI, reading the credential files it names.
     public init(uri: String, defaultDisplay: String = "kiosk") throws(EngineError) {
+        // A pin given directly is left out of every message.
+        let shown = Self.redacted(uri)
         let example = "a room is janus://HOST:PORT/ROOM, e.g. janus://127.0.0.1:8088/1234?display=kiosk-7"
         guard let components = URLComponents(string: uri), components.scheme?.lowercased() == "janus",
               let bracketed = components.host, !bracketed.isEmpty else {
-            throw .badEndpoint(uri, reason: example)
+            throw .badEndpoint(shown, reason: example)
         }
         // An IPv6 literal comes with its brackets ([::1]): the host is what is inside them.
         let host = bracketed.hasPrefix("[") && bracketed.hasSuffix("]") ? String(bracketed.dropFirst().dropLast()) : bracketed
-        guard !host.isEmpty else { throw .badEndpoint(uri, reason: example) }
+        guard !host.isEmpty else { throw .badEndpoint(shown, reason: example) }
         let path = components.path.split(separator: "/")
         guard path.count == 1, let room = UInt64(path[0]) else {
-            throw .badEndpoint(uri, reason: "the room is a number after the host (AudioBridge rooms are numbered); \(example)")
+            throw .badEndpoint(shown, reason: "the room is a number after the host (AudioBridge rooms are numbered); \(example)")
         }
         var display = defaultDisplay
-        var pin: String?
+        var pin: JanusSecret?, token: JanusSecret?, apiSecret: JanusSecret?
+        var prebuffer = Self.defaultPrebuffer
+        func file(_ item: URLQueryItem) throws(EngineError) -> String {
+            guard let path = item.value, !path.isEmpty else { throw .badEndpoint(shown, reason: "\(item.name) names a file, e.g. \(item.name)=/etc/classroom/room.\(item.name.prefix { $0 != "-" })") }
+            return path
+        }
         for item in components.queryItems ?? [] {
             switch item.name {
             case "display":
-                guard let value = item.value, !value.isEmpty, value.count <= 64 else { throw .badEndpoint(uri, reason: "display is a name of 1 to 64 characters") }
+                guard let value = item.value, !value.isEmpty, value.count <= 64 else { throw .badEndpoint(shown, reason: "display is a name of 1 to 64 characters") }
                 display = value
             case "pin":
-                pin = item.value ?? ""
+                pin = JanusSecret(.pin, value: item.value ?? "", origin: Self.uriOrigin)
+            case "pin-file":
+                pin = try JanusSecret(.pin, file: file(item))
+            case "token-file":
+                token = try JanusSecret(.token, file: file(item))
+            case "apisecret-file":
+                apiSecret = try JanusSecret(.apiSecret, file: file(item))
+            case "prebuffer":
+                guard let value = item.value.flatMap({ Int($0) }), Self.prebufferRange.contains(value) else {
+                    throw .badEndpoint(shown, reason: "prebuffer is a number of 20 ms packets from \(Self.prebufferRange.lowerBound) to \(Self.prebufferRange.upperBound) (\(Self.defaultPrebuffer) unless given), not '\(item.value ?? "")'")
+                }
+                prebuffer = value
+            case "token", "apisecret":
+                throw .badEndpoint(shown, reason: "a \(item.name) is not taken on the command line, where ps and the shell history show it; put it in a file only you can read (chmod 600) and give \(item.name)-file=FILE")
             default:
-                throw .badEndpoint(uri, reason: "'\(item.name)' is not an option of a room (display, pin)")
+                throw .badEndpoint(shown, reason: "'\(item.name)' is not an option of a room (display, pin-file, token-file, apisecret-file, prebuffer)")
             }
         }
         let port = components.port ?? Self.defaultPort
-        guard (1...65_535).contains(port) else { throw .badEndpoint(uri, reason: "the port is 1 to 65535") }
-        self.init(host: host, port: port, room: room, display: display, pin: pin)
+        guard (1...65_535).contains(port) else { throw .badEndpoint(shown, reason: "the port is 1 to 65535") }
+        self.init(host: host, port: port, room: room, display: display, pin: pin, token: token, apiSecret: apiSecret, prebuffer: prebuffer)
+    }
+
+    /// `uri` with the value of a `pin=` (or a refused `token=`, `apisecret=`) given directly left out, for messages.
+    public static func redacted(_ uri: String) -> String {
+        let secret: Set = ["pin", "token", "apisecret"]
+        guard var components = URLComponents(string: uri), let items = components.queryItems, items.contains(where: { secret.contains($0.name) }) else { return uri }
+        components.queryItems = items.map { secret.contains($0.name) ? URLQueryItem(name: $0.name, value: "…") : $0 }
+        return components.string ?? "the room URI"
     }
 
     /// The HTTP API's URL.

@@ -17,7 +17,12 @@ public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads a key file: base64 of 30 bytes, readable by its owner only.
     public init(file path: String) throws(EngineError) {
-        try self.init(base64: try SecretFile.text(of: path), origin: path)
+        let data: Data
+        do { data = try OwnerOnlyFile.contents(atPath: path, maxBytes: 1023, followingLinks: false) } catch { throw .badKey(path, reason: error.reason) }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .badKey(path, reason: "it cannot be read, or is not a short text file of base64")
+        }
+        try self.init(base64: text.trimmingCharacters(in: .whitespacesAndNewlines), origin: path)
     }
 
     /// A key given as base64 (an SDP's `inline:`), from `origin`.

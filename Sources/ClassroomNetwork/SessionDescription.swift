@@ -50,8 +50,10 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
             throw .badSessionDescription(path: path, reason: "it is not SDP text (an SDP file is a few lines of UTF-8 starting with v=0)")
         }
         let description = try parse(text, path: path)
-        if description.key != nil, let refusal = SecretFile.refusal(of: path) {
-            throw .badSessionDescription(path: path, reason: "it holds an SRTP key (a=crypto), and \(refusal)")
+        if description.key != nil {
+            do { try OwnerOnlyFile.check(path, followingLinks: true) } catch {
+                throw .badSessionDescription(path: path, reason: "it holds an SRTP key (a=crypto), and \(error.reason)")
+            }
         }
         return description
     }

@@ -43,7 +43,7 @@ final class JournalEventSink: Sendable {
     /// Alarms are warnings, failures errors, start and stop notices, the rest information.
     static func priority(of name: String) -> Journal.Priority {
         switch name {
-        case "alarm", "output-lost", "media-services-lost", "snapshot-failed", "live-rejected", "room-lost", "room-silent": return .warning
+        case "alarm", "output-lost", "media-services-lost", "snapshot-failed", "live-rejected", "room-lost", "room-silent", "room-warning": return .warning
         case "lesson-failed", "engine-error", "live-failed", "room-refused": return .error
         case "started", "stopped", "stop-requested": return .notice
         default: return .info

@@ -19,7 +19,7 @@ extension Play {
         do {
             roomAddress = try room.map { uri throws(EngineError) in try JanusRoomAddress(uri: uri, defaultDisplay: Play.defaultDisplay) }
         } catch {
-            throw .cannotUse(role: "room", what: room ?? "", reason: PeerArgument.reason(error))
+            throw .cannotUse(role: "room", what: JanusRoomAddress.redacted(room ?? ""), reason: PeerArgument.reason(error))
         }
 
         // Named devices are checked against the sound server's list before anything starts.

@@ -32,7 +32,7 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Join a Janus AudioBridge room as a plain-RTP participant: the microphone goes up, the room's mix comes in as the peer 'room'.",
-        discussion: "janus://HOST[:PORT]/ROOM[?display=NAME&pin=PIN] (the HTTP API, port 8088 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server is rejoined with backoff.",
+        discussion: "janus://HOST[:PORT]/ROOM[?display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N] (the HTTP API, port 8088 unless given). The files hold the room's pin, a token_auth token, an API secret; each readable by its owner only (chmod 600). prebuffer: the 20 ms packets Janus buffers from this kiosk before mixing it, 1-50 (4 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server is rejoined with backoff.",
         valueName: "janus://host:port/room"))
     var room: String?
 

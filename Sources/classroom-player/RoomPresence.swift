@@ -27,6 +27,11 @@ final class RoomPresence: Sendable {
     /// Joins beside the class (the call returns at once); `refused` gets the error for a room that
     /// cannot be joined as configured (exit 1). Throws when the room's receiver cannot start.
     func join(refused: @escaping @Sendable (PlayerError) -> Void) throws(PlayerError) {
+        // Taken, so a kiosk set up that way still joins, but said once: ps, the shell history and the unit file show it.
+        if room.address.pinOnCommandLine {
+            events.emit("room-warning", [("message", .string("the room's pin is visible on the command line (ps, the shell history, the unit file): "
+                + "put it in a file only this user can read (chmod 600) and give pin-file=FILE instead of pin="))])
+        }
         do {
             try room.join(muted: shouldBeMuted) { [events, address = room.address] event in
                 if case .refused(let reason) = event {

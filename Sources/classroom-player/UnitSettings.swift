@@ -8,7 +8,7 @@ struct UnitSettings {
 
     /// The option each variable becomes in the unit's ExecStart.
     static let variables: [(option: String, variable: String)] = [
-        ("<lesson>", "LESSON"), ("--live", "LIVE_OPTIONS"), ("--mic", "MIC"), ("--output", "OUTPUT"),
+        ("<lesson>", "LESSON"), ("--live", "LIVE_OPTIONS"), ("--room", "ROOM_OPTIONS"), ("--mic", "MIC"), ("--output", "OUTPUT"),
         ("--video", "VIDEO"), ("--metrics", "METRICS_OPTIONS"),
     ]
 

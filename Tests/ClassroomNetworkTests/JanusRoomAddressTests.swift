@@ -22,4 +22,39 @@ struct JanusRoomAddressTests {
         #expect(try LocalRoute.sourceAddress(toward: host, port: 8088) == local)
         #expect(try LocalPort.free(.udp, on: local) > 0)
     }
+
+    @Test("prebuffer is 1 to 50 packets, 4 unless given; a token or API secret on the command line is refused; a pin given directly is left out of messages", arguments: [
+        ("janus://h/1?prebuffer=51", "prebuffer is a number of 20 ms packets from 1 to 50"),
+        ("janus://h/1?prebuffer=0", "prebuffer is a number of 20 ms packets from 1 to 50"),
+        ("janus://h/1?prebuffer=x", "prebuffer is a number of 20 ms packets from 1 to 50"),
+        ("janus://h/1?pin=pin-z9&token=tok-z9", "give token-file=FILE"),
+        ("janus://h/1?pin=pin-z9&apisecret=sec-z9", "give apisecret-file=FILE"),
+        ("janus://h/1?pin=pin-z9&pin-file=/nonexistent/pin", "the pin file /nonexistent/pin: it cannot be read"),
+    ])
+    func refuses(uri: String, message: String) {
+        #expect(throws: (any Error).self) { try JanusRoomAddress(uri: uri) }
+        do {
+            _ = try JanusRoomAddress(uri: uri)
+        } catch {
+            #expect(error.description.contains(message), "\(error)")
+            for secret in ["pin-z9", "tok-z9", "sec-z9"] { #expect(!error.description.contains(secret), "\(error)") }
+        }
+    }
+
+    @Test("a secret file holds one line, its trailing newline trimmed; the address's description names no secret")
+    func secretFile() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pin-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "pin-q4\n".write(to: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        let address = try JanusRoomAddress(uri: "janus://h/1?pin-file=\(file.path)&prebuffer=1")
+        #expect(address.pin?.value == "pin-q4")
+        #expect(address.prebuffer == 1)
+        #expect(!address.pinOnCommandLine)
+        #expect(try JanusRoomAddress(uri: "janus://h/1").prebuffer == JanusRoomAddress.defaultPrebuffer)
+        #expect(try JanusRoomAddress(uri: "janus://h/1?pin=pin-q4").pinOnCommandLine)
+        var dumped = ""
+        dump(address, to: &dumped)
+        #expect(!"\(address) \(String(reflecting: address)) \(dumped)".contains("pin-q4"), "\(dumped)")
+    }
 }

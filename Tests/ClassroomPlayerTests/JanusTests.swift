@@ -5,7 +5,7 @@ import Testing
 struct JanusTests {
     @Test("a room that cannot be joined as configured ends the start with exit 1 and says what to change", arguments: [
         ("/9999", "has no AudioBridge room 9999"),
-        ("/3333?pin=wrong", "refused the pin; give the room's pin as ?pin=PIN"),
+        ("/3333?pin=wrong", "refused the pin given as pin= as wrong"),
         ("/2222", "set allow_rtp_participants = true"),
         ("NOT-JANUS/1234", "is not a Janus HTTP API"),
     ])
