@@ -39,7 +39,7 @@ public enum LocalRoute {
                     return inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count)) != nil
                 }
             }
-            if converted { return String(cString: text) }
+            if converted { return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
         }
         throw .badEndpoint(host, reason: "no route to it from this machine (\(why))")
     }

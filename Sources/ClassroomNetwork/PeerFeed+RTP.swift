@@ -76,7 +76,7 @@ extension PeerFeed {
             // srtpdec's RTP pads are rtp_sink and rtp_src (it has RTCP ones beside them).
             let judged: Pad
             if let decrypt { judged = try decrypt.staticPad("rtp_src") } else { judged = try udp.staticPad("src") }
-            let token = try judged.addProbe(.buffer) { [counters] info in
+            let token = judged.addProbe(.buffer) { [counters] info in
                 guard let buffer = info.buffer else { return .ok }
                 if decrypting { counters.srtpOut.add(1, ordering: .relaxed) }
                 switch latch.judge(buffer.bytes(), from: buffer.senderAddress) {
