@@ -34,7 +34,7 @@ extension AudioEngine {
             let end = try input.elements.last?.staticPad("src")
             let dropping = end?.addProbe([.buffer, .bufferList]) { _ in .drop }
             defer { withExtendedLifetime(dropping) {} }
-            try end?.unlink(from: input.mixerPad)
+            _ = end?.unlink(from: input.mixerPad)
             for element in input.elements { element.isStateLocked = true }
             // All stopped before any is removed: removing one unlinks it, and an element upstream
             // still playing then pushed into nothing (not-linked again, 1 in 200).
