@@ -184,6 +184,14 @@ struct TwoWayTests {
         let (b, wavB) = try kiosk("b", voice: voiceB, listen: portB, send: portA)
         #expect(try await a.exitStatus(within: .seconds(30)) == 0, "stderr: \(a.stderr)")
         #expect(try await b.exitStatus(within: .seconds(30)) == 0, "stderr: \(b.stderr)")
+        // Where a lost voice was lost (ci2 once: B heard -96 dBFS while A heard B): what each sent, received and said.
+        for name in ["a", "b"] {
+            let events = folder.appendingPathComponent("events-\(name).jsonl")
+            let said = Fixtures.events(events).filter { ["live-latched", "live-rejected", "live-failed", "microphone", "alarm", "uplink-failed"].contains($0["event"] as? String ?? "") }
+            let stopped = Fixtures.events(events, named: "stopped").first
+            print("FIGURE kiosk \(name): uplink frames \(stopped?["uplink_frames"] ?? "?"), received \(stopped?["peers"] ?? "?"); "
+                  + said.map { "\($0["t"] ?? "?") \($0["event"] ?? "?") \($0["message"] ?? $0["connected"] ?? "")" }.joined(separator: " | "))
+        }
         for (wav, own, other) in [(wavA, low, high), (wavB, high, low)] {
             let seconds = try WAVFile(wav).seconds
             // Medians of 100 ms windows over the speech: a click from a late packet is not a voice coming back.
