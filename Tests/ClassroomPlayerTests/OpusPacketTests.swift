@@ -75,7 +75,7 @@ struct OpusPacketTests {
         return (body.filter { $0 < -60 }.count, body.count, body.sorted()[body.count / 2], body.min() ?? -.infinity)
     }
 
-    @Test("with every 10th packet lost on the way, an Opus feed has no silent holes: FEC rebuilds the lost packets, or PLC conceals them")
+    @Test("with every 10th packet lost on the way, an Opus feed has no silent holes: the player conceals them (PLC), whether or not the sender added FEC")
     func lossConcealed() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -133,8 +133,8 @@ struct OpusPacketTests {
         return 10 * log10(max(energy, 1e-12) / max(noise, 1e-12))
     }
 
-    /// A receiver of Opus RTP (payload type 111) on `port` that conceals losses as the player does and
-    /// ends by itself after `packets` decoded packets (opusdec puts out one buffer per packet or gap).
+    /// A receiver of Opus RTP (payload type 111) on `port` that decodes in-band FEC (as ffmpeg, browsers and
+    /// Janus do; the player only conceals) and ends after `packets` decoded packets (one buffer per packet or gap).
     private func opusReceiver(port: Int, packets: Int, into wav: URL) throws -> Process {
         try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "udpsrc", "port=\(port)", "caps=application/x-rtp,media=audio,clock-rate=48000,encoding-name=OPUS,payload=111",
                                                        "!", "rtpjitterbuffer", "latency=60", "do-lost=true", "!", "rtpopusdepay", "!", "opusdec", "plc=true", "use-inband-fec=true",
