@@ -9,7 +9,7 @@ import Synchronization
 /// the engine — exactly what an RTC SDK does with the audio it receives.
 ///
 ///     file/rtsp/srt/http  uridecodebin ─audio──────────────────────────────────────────┐
-///     rtp, SDP file       udpsrc ─(latched stream only)► rtpjitterbuffer ► depayloader ► decoder ─────────┤
+///     rtp, srtp, SDP file udpsrc [► srtpdec] ─(latched stream only)► rtpptdemux ► rtpjitterbuffer ► depayloader ► decoder ─┤
 ///                         queue ► audioconvert ► audioresample ► S16LE 48 kHz mono ► level ► appsink (sync) ─► AudioInput.push
 public final class PeerFeed: Sendable {
     /// What the feed reports, on its streaming or bus thread.
