@@ -108,7 +108,8 @@ extension AudioEngine {
             })
         }
         let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, split: split, mute: mute,
-                            sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens)
+                            sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens,
+                            report: { [weak self] event in self?.eventObservers.notify(event) })
         if echoPathCompensation > .zero { try uplink.setEchoPathCompensation(echoPathCompensation) }
         // webrtcdsp restamps its output with running time, which the compensation moved earlier.
         let frameToken = try sink.onNewSample { [weak uplink] sample in

@@ -37,15 +37,21 @@ public final class Uplink: Sendable {
     /// The level control's taps: its gain on the DSP's output, and the far end on the output chain.
     private let levelControlTaps = Mutex<[PadProbe]>([])
     private let tokens: Mutex<[any AnyObject & Sendable]>
+    /// A profile switch waiting for the chain's next frame (nothing flowed when it was asked for).
+    private let pendingSwitch = Mutex<PadProbe?>(nil)
+    /// Where a switch that failed after `reconfigure` returned is reported.
+    private let report: @Sendable (EngineEvent) -> Void
 
     init(source: MicrophoneSource, pushedInput: AppSource?, elements: [Element], dsp: Element, split: Element,
-         mute: Element, sink: AppSink, processing: VoiceProcessing, compensation: ClockTime, tokens: [any AnyObject & Sendable]) {
+         mute: Element, sink: AppSink, processing: VoiceProcessing, compensation: ClockTime, tokens: [any AnyObject & Sendable],
+         report: @escaping @Sendable (EngineEvent) -> Void) {
         compensationNanoseconds = Atomic(compensation.nanoseconds)
         gainControl = UplinkGainControl(enabled: processing.levelControl)
         self.source = source; self.pushedInput = pushedInput; self.elements = elements
         self.dsp = dsp; self.split = split; self.mute = mute; self.sink = sink
         self.processing = Mutex(processing)
         self.tokens = Mutex(tokens)
+        self.report = report
     }
 
     /// The DSP settings in force.
@@ -120,33 +126,47 @@ public final class Uplink: Sendable {
         }
     }
 
-    /// Switches the DSP to `settings`: blocks the DSP's input, restarts it through NULL with the
-    /// new settings (it reads them only when it starts) and unblocks. Waits up to `timeout`.
+    /// Switches the DSP to `settings` before the next frame reaches it: the framer's output is
+    /// blocked on the streaming thread, the DSP restarts through NULL with the new settings (it
+    /// reads them only when it starts) and the frame goes on. Waits up to `wait` for that frame;
+    /// a chain with nothing flowing (a pushed source not yet pushing) keeps the switch pending
+    /// until its next frame, which is the same to every frame. A restart that fails on that later
+    /// frame is reported through `report`.
     ///
-    /// Measured on 1.22: 0.2–0.3 ms inside the probe, no timestamp gap with 10 ms input.
-    public func reconfigure(_ settings: VoiceProcessing, timeout: ClockTime = .seconds(2)) throws(EngineError) {
+    /// Only on the streaming thread: an idle probe ran on whichever thread passed the pad next (the
+    /// caller's, or a latency query's), and a frame then met the stopped DSP: FLUSHING paused the
+    /// source's task for good and the uplink went silent (1 CI run; 3 of 5 runs with latency
+    /// queries running beside the switches). Measured on 1.22: 0.2–0.3 ms inside the probe, no
+    /// timestamp gap with 10 ms input.
+    public func reconfigure(_ settings: VoiceProcessing, wait: ClockTime = .milliseconds(100)) throws(EngineError) {
         guard settings != voiceProcessing else { return }
         let done = DispatchSemaphore(value: 0)
         let failure = Mutex<GStreamerError?>(nil)
+        let waiting = Atomic<Bool>(true)
         let dsp = self.dsp
+        let report = self.report
         let pad = try EngineError.wrap { () throws(GStreamerError) in try split.staticPad("src") }
-        let probe = pad.addProbe(.blocking) { _ in
+        let probe = pad.addProbe([.block, .buffer, .bufferList]) { _ in
             do {
                 try dsp.setState(.null)
                 try settings.apply(to: dsp)
                 try dsp.syncStateWithParent()
-            } catch let error as GStreamerError {
-                failure.withLock { $0 = error }
             } catch {
-                failure.withLock { $0 = .failed("\(error)") }
+                let error = (error as? GStreamerError) ?? .failed("\(error)")
+                failure.withLock { $0 = error }
+                if !waiting.load(ordering: .acquiring) {
+                    report(.error(element: dsp.name, message: "the voice processing did not restart with its new settings", debug: "\(error)"))
+                }
             }
             done.signal()
             return .remove
         }
-        let finished = done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success
-        if !finished { probe?.remove() }
+        // A later switch supersedes one still pending: it is the last one that counts.
+        pendingSwitch.withLock { pending in pending?.remove(); pending = probe }
+        let switched = done.wait(timeout: .now() + .nanoseconds(Int(wait.nanoseconds))) == .success
+        waiting.store(false, ordering: .releasing)
+        if switched { pendingSwitch.withLock { if $0 === probe { $0 = nil } } }
         if let error = failure.withLock({ $0 }) { throw .gstreamer(error) }
-        guard finished else { throw .microphoneUnavailable("the microphone chain did not pause to switch processing within \(timeout)") }
         gainControl.setEnabled(settings.levelControl)
         processing.withLock { $0 = settings }
     }

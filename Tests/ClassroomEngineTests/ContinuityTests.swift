@@ -71,7 +71,9 @@ struct ContinuityTests {
         let frames = stamps.withLock { $0 }
         let steps = zip(frames.dropFirst(), frames).map { Int64($0.nanoseconds) - Int64($1.nanoseconds) }
         let gaps = steps.filter { $0 != 10_000_000 }
-        print("FIGURE uplink across 10 profile switches: \(frames.count) frames, \(gaps.count) steps other than 10 ms \(gaps.prefix(5))")
+        let span = [frames.first, frames.last].map { $0.map { "\((Double($0.nanoseconds) - Double(origin.nanoseconds)) / 1e6) ms" } ?? "-" }
+        print("FIGURE uplink across 10 profile switches: \(frames.count) frames, \(gaps.count) steps other than 10 ms \(gaps.prefix(5)); "
+              + "\(uplink.framesDelivered) delivered, first and last at \(span) after the first push's time")
         #expect(frames.count >= 280)
         #expect(gaps.isEmpty)
     }
