@@ -2,7 +2,7 @@ import Foundation
 
 /// A UDP relay on 127.0.0.1 (python3) between an RTP sender and its receiver: it forwards every
 /// packet but each `dropEvery`-th (none when 0), and every packet to `lossless` if given, records
-/// each packet's RTP header, and ends 1.5 s after the last packet or after `seconds`, whichever
+/// each packet's RTP header and payload, and ends 1.5 s after the last packet or after `seconds`, whichever
 /// comes first.
 struct LossyRelay {
     /// One packet as the relay saw it.
@@ -14,6 +14,8 @@ struct LossyRelay {
         /// The payload's length (the RTP header taken as 12 bytes: no CSRC, no extension).
         let payloadBytes: Int
         let dropped: Bool
+        /// The payload as sent (the RTP header taken as 12 bytes).
+        let payload: [UInt8]
 
         /// The audio an Opus packet of one frame carries, in milliseconds, from its TOC byte's configuration (RFC 6716 §3.1).
         var opusMilliseconds: Double {
@@ -45,7 +47,7 @@ struct LossyRelay {
         first = first or last
         if len(data) < 13: continue
         dropped = drop_every > 0 and (len(packets) + 1) % drop_every == 0
-        packets.append({"seq": int.from_bytes(data[2:4], "big"), "ts": int.from_bytes(data[4:8], "big"), "toc": data[12], "size": len(data) - 12, "dropped": dropped})
+        packets.append({"seq": int.from_bytes(data[2:4], "big"), "ts": int.from_bytes(data[4:8], "big"), "toc": data[12], "size": len(data) - 12, "dropped": dropped, "payload": data[12:].hex()})
         if not dropped and forward: outbound.sendto(data, ("127.0.0.1", forward))
         if lossless: outbound.sendto(data, ("127.0.0.1", lossless))
     json.dump({"packets": packets, "seconds": (last - first) if first else 0}, open(record + ".part", "w"))
@@ -69,7 +71,13 @@ struct LossyRelay {
         guard let object = try JSONSerialization.jsonObject(with: Data(contentsOf: record)) as? [String: Any],
               let list = object["packets"] as? [[String: Any]] else { throw PlayerTestError.setupFailed("the relay wrote no record at \(record.path)") }
         let packets = list.map { Packet(sequence: $0["seq"] as? Int ?? -1, timestamp: $0["ts"] as? Int ?? -1,
-                                        firstPayloadByte: $0["toc"] as? Int ?? -1, payloadBytes: $0["size"] as? Int ?? -1, dropped: $0["dropped"] as? Bool ?? false) }
+                                        firstPayloadByte: $0["toc"] as? Int ?? -1, payloadBytes: $0["size"] as? Int ?? -1, dropped: $0["dropped"] as? Bool ?? false,
+                                        payload: LossyRelay.bytes(hex: $0["payload"] as? String ?? "")) }
         return (packets, object["seconds"] as? Double ?? 0)
+    }
+
+    private static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
     }
 }
