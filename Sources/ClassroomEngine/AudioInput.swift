@@ -105,6 +105,10 @@ public final class AudioInput: Sendable {
     /// running time (a pause, or jitter beyond 40 ms): each is a break in the mixed audio.
     public var timelineResyncs: Int { timeline.resyncCount }
 
+    /// The next push (without a timestamp) is placed at its arrival: the source changed its own
+    /// delay on purpose (an adaptive jitter buffer), and the mix follows instead of absorbing it.
+    public func reanchor() { timeline.restart() }
+
     /// How many pushes dropped older audio because the queue was full.
     public var droppedPushes: Int { dropped.load(ordering: .relaxed) }
 

@@ -37,6 +37,10 @@ public final class PushTimeline: Sendable {
         }
     }
 
+    /// Starts over: the next push is placed at its arrival, deliberately (not counted as a break):
+    /// a source that changed its own delay (an adaptive jitter buffer) is heard with the new one.
+    public func restart() { next.withLock { $0 = nil } }
+
     /// How many pushes were re-anchored to the running time: each is a break in the audio.
     public var resyncCount: Int { resyncs.load(ordering: .relaxed) }
 }

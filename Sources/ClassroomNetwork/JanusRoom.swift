@@ -54,7 +54,8 @@ public final class JanusRoom: Sendable {
     /// Prepares the room's input and receiver on a free local UDP port of `localAddress` — by
     /// default the address this machine reaches the Janus host from, which Janus sends the mix
     /// to; nothing is joined yet.
-    public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String? = nil, logger: Logger) throws(EngineError) {
+    public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String? = nil,
+                jitterBuffer: JitterBufferSetting = PeerFeed.defaultJitterBuffer, logger: Logger) throws(EngineError) {
         guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
         self.address = address
         self.engine = engine
@@ -66,7 +67,8 @@ public final class JanusRoom: Sendable {
         localPort = try LocalPort.free(.udp, on: local)
         input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)
         do {
-            feed = try PeerFeed(source: .rtp(address: local, port: localPort, payloadType: JanusRoom.payloadType), input: input, logger: logger)
+            feed = try PeerFeed(source: .rtp(address: local, port: localPort, payloadType: JanusRoom.payloadType), input: input,
+                                jitterBuffer: jitterBuffer, logger: logger)
         } catch {
             try? engine.removeInput(id: input.id)
             throw error

@@ -43,8 +43,8 @@ extension PeerFeed {
         let demux = try ElementFactory.make("rtpptdemux", name: NetworkGraph.Peer.payloadDemux)
         // do-lost: a packet that does not come in time is said downstream (GstRTPPacketLost, a gap
         // after the depayloader), so the decoder conceals it instead of leaving a silent hole.
-        let jitter = try ElementFactory.make("rtpjitterbuffer", name: NetworkGraph.Peer.jitter,
-                                             properties: ["latency": .int(Int64(PeerFeed.jitterLatency.milliseconds)), "do-lost": true])
+        let jitter = try ElementFactory.make("rtpjitterbuffer", name: NetworkGraph.Peer.jitter, properties: ["do-lost": true])
+        try controlJitterBuffer(jitter, clockRate: format.clockRate)
         let decode = [jitter] + (try PeerFeed.decoder(for: format.encoding))
         let decrypt = try key.map { _ throws(GStreamerError) in try ElementFactory.make("srtpdec", name: NetworkGraph.Peer.decrypt) }
         try pipeline.addLinked([udp] + (decrypt.map { [$0] } ?? []) + [demux])
@@ -97,6 +97,22 @@ extension PeerFeed {
             if let token { tokens.withLock { $0.append(token) } }
         }
         return udp
+    }
+
+    /// Sets the jitter buffer's delay (fixed, or following the stream's measured jitter); each move
+    /// re-anchors the engine input, so the class hears the new delay, and is logged.
+    private func controlJitterBuffer(_ jitter: Element, clockRate: Int) throws(GStreamerError) {
+        let input = self.input
+        let logger = self.logger
+        let counters = self.counters
+        let description = source.description
+        let control = try AdaptiveJitterBuffer(element: jitter, setting: jitterBufferSetting, clockRate: clockRate) { delay in
+            input.reanchor()
+            logger.info("peer: the jitter buffer of \(description) now holds \(delay.milliseconds) ms")
+            counters.announce(.jitterBuffer(delay))
+        }
+        jitterBuffer.withLock { $0 = control }
+        if let probe = try control.watch() { tokens.withLock { $0.append(probe) } }
     }
 
     /// The caps fields srtpdec reads a key from: AES_CM_128_HMAC_SHA1_80 for RTP and RTCP.

@@ -26,12 +26,14 @@ public final class PeerFeed: Sendable {
         case latched(String)
         /// RTP: packets of another payload type or sender, or not RTP at all, were dropped (said once per kind).
         case rejected(String)
+        /// RTP: the adaptive jitter buffer now holds this long (the measured arrival jitter moved it).
+        case jitterBuffer(ClockTime)
     }
 
     /// The format an RTC SDK hands over: 16-bit mono at 48 kHz.
     public static let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
-    /// How long an RTP receiver waits for late and reordered packets.
-    public static let jitterLatency = ClockTime.milliseconds(60)
+    /// How long an RTP receiver holds packets for late and reordered ones, unless told otherwise.
+    public static let defaultJitterBuffer = JitterBufferSetting.adaptive
 
     /// Where it comes from.
     public let source: PeerSource
@@ -45,13 +47,18 @@ public final class PeerFeed: Sendable {
     let counters = PeerCounters()
     /// RTP: which stream the port plays (nil for files and network URIs).
     let latch: RTPLatch?
+    /// RTP: how long the jitter buffer holds packets.
+    let jitterBufferSetting: JitterBufferSetting
+    let jitterBuffer = Mutex<AdaptiveJitterBuffer?>(nil)
     let logger: Logger
 
     /// Builds the feed's pipeline; nothing is received until `start`.
-    public init(source: PeerSource, input: AudioInput, logger: Logger) throws(EngineError) {
+    public init(source: PeerSource, input: AudioInput, jitterBuffer: JitterBufferSetting = PeerFeed.defaultJitterBuffer,
+                logger: Logger) throws(EngineError) {
         self.source = source
         self.input = input
         self.logger = logger
+        jitterBufferSetting = jitterBuffer
         latch = PeerFeed.latch(for: source)
         do {
             pipeline = try Pipeline(name: NetworkGraph.Peer.pipeline(input.id))
@@ -136,6 +143,7 @@ public final class PeerFeed: Sendable {
         let counters = self.counters
         counters.handler.withLock { $0 = onEvent }
         let firstError = FirstFailure<(GLibError, String?)>()
+        let pipeline = self.pipeline
         let subscription = pipeline.bus.subscribe { message in
             firstError.record(message)
             switch message.view {
@@ -143,6 +151,9 @@ public final class PeerFeed: Sendable {
                 counters.report(.ended)
             case .error(let error, _):
                 counters.report(.failed("\(message.source ?? "peer"): \(error.message)"))
+            case .latency:
+                // The jitter buffer's delay moved: the appsink releases audio by the new one.
+                _ = pipeline.recalculateLatency()
             case .element(let structure) where structure.name == "level" && message.source == NetworkGraph.Peer.level:
                 if let loudest = structure.doubles("rms")?.max() { counters.level.withLock { $0 = loudest } }
             default:
@@ -177,6 +188,10 @@ public final class PeerFeed: Sendable {
 
     /// RTP packets dropped because they were not of the stream the port plays (another payload type or sender, or not RTP).
     public var rejectedPackets: Int { (latch?.dropped ?? 0) + counters.srtpFailures }
+
+    /// RTP: how long the jitter buffer holds packets now, and how often an adaptive one moved; nil for other feeds.
+    public var jitterBufferDelay: ClockTime? { jitterBuffer.withLock { $0?.delay } }
+    public var jitterBufferChanges: Int { jitterBuffer.withLock { $0?.changeCount ?? 0 } }
 
     /// The loudest channel's RMS of the latest 100 ms received (dBFS); nil before any.
     public var level: Double? { counters.level.withLock { $0 } }

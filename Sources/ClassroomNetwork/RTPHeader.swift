@@ -6,12 +6,15 @@ public struct RTPHeader: Sendable, Hashable {
     public let ssrc: UInt32
     /// The sequence number.
     public let sequence: UInt16
+    /// The media timestamp, in the payload format's clock rate.
+    public let timestamp: UInt32
 
     /// Reads the header at the start of `packet`; nil when it is not RTP version 2 with a whole fixed header.
     public init?(_ packet: [UInt8]) {
         guard packet.count >= 12, packet[0] >> 6 == 2 else { return nil }
         payloadType = Int(packet[1] & 0x7f)
         sequence = UInt16(packet[2]) << 8 | UInt16(packet[3])
+        timestamp = UInt32(packet[4]) << 24 | UInt32(packet[5]) << 16 | UInt32(packet[6]) << 8 | UInt32(packet[7])
         ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
     }
 

@@ -84,6 +84,7 @@ enum MouthToEarMeasurement {
         defer { a.stop(); b.stop() }
         var cleanups: [() -> Void] = []
         defer { for cleanup in cleanups.reversed() { cleanup() } }
+        var receiver: PeerFeed?
         switch path {
         case .direct:
             let port = try LocalPort.free(.udp)
@@ -95,6 +96,7 @@ enum MouthToEarMeasurement {
             let feed = try PeerFeed(source: .rtp(address: "127.0.0.1", port: port, payloadType: nil), input: input, logger: logger)
             try feed.start { _ in }
             cleanups.append { feed.stop() }
+            receiver = feed
         case .janus(let port):
             let roomA = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-a"), engine: a.engine, logger: logger)
             let roomB = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-b"), engine: b.engine, logger: logger)
@@ -106,6 +108,7 @@ enum MouthToEarMeasurement {
             cleanups.append { roomB.leave() }
             guard joined.wait(timeout: .now() + 12) == .success, joined.wait(timeout: .now() + 12) == .success, roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join room 1234 on port \(port)") }
             forward.withLock { $0 = { roomA.send($0) } }
+            receiver = roomB.feed
         }
         try a.connectMicrophone()
         let latency = b.engine.configuration.pipelineLatency
@@ -146,12 +149,13 @@ enum MouthToEarMeasurement {
         }
         guard !total.isEmpty else { throw BenchError("none of \(pushes.count) bursts reached kiosk B's output") }
         let median = total.median, microphone = capture.isEmpty ? Double.nan : capture.median
-        let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + PeerFeed.jitterLatency.milliseconds + latency.milliseconds)
+        let jitterBuffer = receiver?.jitterBufferDelay?.milliseconds ?? 0
+        let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + jitterBuffer + latency.milliseconds)
         let server = { if case .janus = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
         let parts = """
              Parts: capture → DSP → uplink callback \(formatted(microphone, "ms")) (measured; a pushed microphone has no capture \
             buffer — pulsesrc adds its 10 ms period); uplink mixer wait \(UplinkSender.frameJitter.milliseconds) ms + 10 ms block; \
-            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(PeerFeed.jitterLatency.milliseconds) ms; the engine's fixed \
+            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); the engine's fixed \
             pipeline latency \(latency.milliseconds) ms (mixer latency, one 10 ms block, the sink's deadline); sink: none here \
             (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
             codec look-ahead and scheduling. The engine's 100 ms pipeline latency dominates, then the 60 ms jitter buffer: on a LAN a \

@@ -141,7 +141,10 @@ final class MetricsExporter: RunFollower {
             guard case .string(let id)? = peer["id"] else { continue }
             let labels = [("peer", id)]
             seen[id] = [set("peer_receiving", "1 while packets or samples arrive from the peer.", peer["receiving"], labels: labels),
-                        set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels)].compactMap { $0 }
+                        set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels),
+                        set("peer_jitter_buffer", unit: "seconds", "How long the peer's RTP jitter buffer holds packets now (adaptive unless --jitter-buffer).",
+                            peer["jitter_buffer_ms"].flatMap { if case .number(let ms) = $0 { return .number(ms / 1000) } else { return nil } }, labels: labels),
+                        ].compactMap { $0 }
             countPeerFigure(peer["dropped"], as: "peer_dropped_pushes", "Pushes of a peer's audio the mix dropped (it fell behind).", peer: id)
             countPeerFigure(peer["rejected_packets"], as: "peer_rejected_packets",
                             "RTP packets a peer's port dropped: another sender or payload type than the one it plays, or not RTP.", peer: id)

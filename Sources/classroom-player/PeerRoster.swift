@@ -37,11 +37,15 @@ final class PeerRoster: Sendable {
     private let logger: Logger
     private let queue: DispatchQueue
     private let onSettled: @Sendable () -> Void
+    /// How long every RTP peer's jitter buffer holds packets (`--jitter-buffer`, or adaptive).
+    private let jitterBuffer: JitterBufferSetting
     private let roster = Mutex(Roster())
 
     /// `queue` is the player's command queue: feed events are handled there; `onSettled` runs
     /// there after a peer ended or failed.
-    init(controller: SessionController, events: EventLog, logger: Logger, queue: DispatchQueue, onSettled: @escaping @Sendable () -> Void) {
+    init(controller: SessionController, events: EventLog, jitterBuffer: JitterBufferSetting, logger: Logger, queue: DispatchQueue,
+         onSettled: @escaping @Sendable () -> Void) {
+        self.jitterBuffer = jitterBuffer
         self.controller = controller
         self.events = events
         self.logger = logger
@@ -93,7 +97,7 @@ final class PeerRoster: Sendable {
         }
         let feed: PeerFeed
         do {
-            feed = try PeerFeed(source: source, input: input, logger: logger)
+            feed = try PeerFeed(source: source, input: input, jitterBuffer: jitterBuffer, logger: logger)
         } catch {
             try? controller.engine.removeInput(id: input.id)
             throw CommandError(.failed, "the peer \"\(id)\" (\(source)) cannot be received: \(error.description)")
@@ -165,6 +169,7 @@ final class PeerRoster: Sendable {
     private static func figures(_ feed: PeerFeed) -> [(String, JSON)] {
         [("seconds", .number(feed.secondsPushed)), ("resyncs", .number(Double(feed.input.timelineResyncs))),
          ("dropped", .number(Double(feed.input.droppedPushes))), ("rejected_packets", .number(Double(feed.rejectedPackets)))]
+            + (feed.jitterBufferDelay.map { [("jitter_buffer_ms", .number(Double($0.milliseconds))), ("jitter_buffer_changes", .number(Double(feed.jitterBufferChanges)))] } ?? [])
     }
 
     // MARK: Feed events
@@ -181,6 +186,8 @@ final class PeerRoster: Sendable {
         case .rejected(let message):
             // Said once per kind; the count keeps going in the status and the metrics.
             events.emit("live-rejected", [("id", .string(id)), ("message", .string(message))])
+        case .jitterBuffer(let delay):
+            events.emit("live-jitter-buffer", [("id", .string(id)), ("ms", .number(Double(delay.milliseconds)))])
         case .ended, .failed:
             let failure: String?
             if case .failed(let why) = event { failure = why } else { failure = nil }

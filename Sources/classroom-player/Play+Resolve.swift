@@ -94,7 +94,8 @@ extension Play {
         return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
                             uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
                             output: target, video: videoOutput, snapshots: snapshots,
-                            timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files, audioTrack: track, rate: rate)
+                            timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files, audioTrack: track, rate: rate,
+                            jitterBuffer: jitterBuffer.map { .fixed(.milliseconds($0)) } ?? PeerFeed.defaultJitterBuffer)
     }
 
     /// `--audio-track N|LANG` as a track number, checked against what the lesson holds.

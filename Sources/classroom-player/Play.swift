@@ -69,6 +69,11 @@ struct Play: ParsableCommand {
     var rate: Double?
 
     @Option(name: .long, help: ArgumentHelp(
+        "How long every RTP peer and the room hold packets for late ones, 10 to 1000 ms. Without it the jitter buffer follows the measured arrival jitter (from 40 ms: up at once, down slowly).",
+        valueName: "ms"))
+    var jitterBuffer: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
         "The lesson's picture: auto (a window when DISPLAY or WAYLAND_DISPLAY is set, else decoded and discarded), none, or snapshots:DIR (a PNG every --snapshot-interval seconds).",
         valueName: "auto|none|snapshots:dir"), transform: VideoChoice.parse)
     var video: VideoChoice = .auto
@@ -105,6 +110,9 @@ struct Play: ParsableCommand {
     func validate() throws {
         if let rate, !(LessonRate.slowest...LessonRate.fastest).contains(rate) {
             throw ValidationError("--rate is from \(LessonRate.slowest) to \(LessonRate.fastest), not \(rate)")
+        }
+        if let jitterBuffer, !(10...1000).contains(jitterBuffer) {
+            throw ValidationError("--jitter-buffer is from 10 to 1000 ms, not \(jitterBuffer)")
         }
         if untilLiveEnds, live.isEmpty { throw ValidationError("--until-live-ends needs --live FEED") }
         if live.count > PeerRoster.maximum { throw ValidationError("--live is given \(live.count) times; \(PeerRoster.limitReason)") }

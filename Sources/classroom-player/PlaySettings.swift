@@ -57,6 +57,8 @@ struct PlaySettings: Sendable {
     let audioTrack: Int
     /// The lesson's playback rate, when not 1.
     let rate: Double?
+    /// How long RTP peers and the room hold packets for late ones.
+    let jitterBuffer: JitterBufferSetting
 
     /// The output as the user named it (a WAV by its final path).
     var displayedOutput: OutputTarget {

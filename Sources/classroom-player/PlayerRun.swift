@@ -84,7 +84,7 @@ final class PlayerRun: Sendable {
         }
         if let address = settings.room {
             do {
-                let joined = try JanusRoom(address: address, engine: controller.engine, logger: logger)
+                let joined = try JanusRoom(address: address, engine: controller.engine, jitterBuffer: settings.jitterBuffer, logger: logger)
                 roomBox.withLock { $0 = joined }
                 room = RoomPresence(room: joined, controller: controller, events: events)
             } catch {
@@ -95,7 +95,7 @@ final class PlayerRun: Sendable {
         }
         sessionCommands = SessionCommands(controller: controller, events: events, meter: meter, room: room, microphoneAllowed: settings.microphone != .none)
         let checkCompletion = Mutex<(@Sendable () -> Void)?>(nil)
-        peers = PeerRoster(controller: controller, events: events, logger: logger, queue: commands) { checkCompletion.withLock { $0 }?() }
+        peers = PeerRoster(controller: controller, events: events, jitterBuffer: settings.jitterBuffer, logger: logger, queue: commands) { checkCompletion.withLock { $0 }?() }
         checkCompletion.withLock { $0 = { [weak self] in self?.checkCompletion() } }
     }
 

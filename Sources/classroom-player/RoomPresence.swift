@@ -57,7 +57,8 @@ final class RoomPresence: Sendable {
                  ("participants", .array(room.participants.map(RoomPresence.json))),
                  ("receiving", .bool(room.feed.isReceiving)), ("level_db", .maybe(room.feed.level)),
                  ("seconds", .number(room.feed.secondsPushed)), ("resyncs", .number(Double(room.input.timelineResyncs))),
-                 ("dropped", .number(Double(room.input.droppedPushes)))])
+                 ("dropped", .number(Double(room.input.droppedPushes))),
+                 ("jitter_buffer_ms", .maybe(room.feed.jitterBufferDelay.map { Double($0.milliseconds) }))])
     }
 
     private static func json(_ participant: JanusRoom.Participant) -> JSON {
