@@ -8,6 +8,12 @@ public struct UplinkFrame: Sendable {
     public let samples: [Int16]
     /// The frame's running time in the engine.
     public let timestamp: ClockTime?
+
+    /// A frame from elsewhere than the engine's microphone chain (a sender fed by the application).
+    public init(samples: [Int16], timestamp: ClockTime?) {
+        self.samples = samples
+        self.timestamp = timestamp
+    }
 }
 
 /// The microphone chain: source → convert → 10 ms framing → webrtcdsp → level control → level → mute → appsink.

@@ -193,6 +193,13 @@ public final class PeerFeed: Sendable {
     public var jitterBufferDelay: ClockTime? { jitterBuffer.withLock { $0?.delay } }
     public var jitterBufferChanges: Int { jitterBuffer.withLock { $0?.changeCount ?? 0 } }
 
+    /// RTP: the packets the jitter buffer passed on and those it declared lost (concealed downstream), from its own statistics.
+    public var jitterBufferCounts: (pushed: Int, lost: Int)? {
+        guard let element = pipeline.element(named: NetworkGraph.Peer.jitter), let stats = try? element.structure("stats"),
+              let pushed = stats.int("num-pushed"), let lost = stats.int("num-lost") else { return nil }
+        return (Int(pushed), Int(lost))
+    }
+
     /// The loudest channel's RMS of the latest 100 ms received (dBFS); nil before any.
     public var level: Double? { counters.level.withLock { $0 } }
 

@@ -33,6 +33,18 @@ extension Object {
         try read(property, as: cgst_type_int64()) { Int64(g_value_get_int64($0)) }
     }
 
+    /// Reads a `GstStructure` property (e.g. rtpjitterbuffer's `stats`) as a private copy; nil when unset.
+    public func structure(_ property: String) throws(GStreamerError) -> Structure? {
+        let spec = try readableSpec(property)
+        guard spec.pointee.value_type == gst_structure_get_type() else {
+            throw .invalidPropertyValue(object: name, property: property, reason: "it is a \(GValueBridge.typeName(spec.pointee.value_type)), not a GstStructure")
+        }
+        let value = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, property, &value.value)
+        guard let boxed = g_value_get_boxed(&value.value) else { return nil }
+        return Structure(copying: boxed.assumingMemoryBound(to: GstStructure.self))
+    }
+
     /// Reads an unsigned 64-bit property (times, byte counts).
     public func uint64(_ property: String) throws(GStreamerError) -> UInt64 {
         try read(property, as: cgst_type_uint64()) { UInt64(g_value_get_uint64($0)) }

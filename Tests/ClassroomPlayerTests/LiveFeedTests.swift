@@ -27,7 +27,8 @@ struct LiveFeedTests {
         let loudest = stride(from: 0.0, to: audio.seconds - 0.5, by: 0.1).map { audio.rms(from: $0, to: $0 + 0.5) }.max() ?? -.infinity
         let stopped = Fixtures.events(events, named: "stopped").first
         print("FIGURE RTP feed: \(heard) s of the 2 s sent heard at > -20 dBFS, loudest 0.5 s \(loudest) dBFS, silent \(Double(windows.filter { $0 < -60 }.count) * 0.05) s; "
-              + "pushed \(stopped?["live_seconds"] ?? "?") s, resyncs \(stopped?["live_resyncs"] ?? "?")")
+              + "pushed \(stopped?["live_seconds"] ?? "?") s, resyncs \(stopped?["live_resyncs"] ?? "?"), dropped pushes \(stopped?["live_dropped_pushes"] ?? "?"); "
+              + "peer \(stopped?["peers"] ?? "?"); jitter buffer \(Fixtures.events(events, named: "live-jitter-buffer").compactMap { $0["ms"] })")
         #expect(heard >= 1.7)                                      // the feed, without dropouts
         #expect(abs(loudest - -17) < 1.0)                          // at its level (a mono feed goes to both channels)
         #expect(Double(windows.filter { $0 < -60 }.count) * 0.05 >= 3)   // and the silent lesson around it
