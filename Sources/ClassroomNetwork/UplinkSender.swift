@@ -19,7 +19,8 @@ public final class UplinkSender: Sendable {
     public let destinations: [UplinkDestination]
     private let pipeline: Pipeline
     private let source: AppSource
-    private let timeline = PushTimeline(tolerance: .milliseconds(40))
+    /// On the mixer's 10 ms output grid: each frame goes out as soon as it arrives.
+    private let timeline = PushTimeline(tolerance: .milliseconds(40), grid: EngineGraph.frameDuration)
     private let frames = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     private let running = Atomic<Bool>(false)

@@ -1,0 +1,35 @@
+import Testing
+@testable import ClassroomEngine
+import GStreamer
+
+@Suite("Push timeline: contiguous timestamps for audio pushed in real time")
+struct PushTimelineTests {
+    private let frame = ClockTime.milliseconds(10)
+
+    @Test("pushes within the tolerance continue where the last one ended; a later one is re-anchored and counted")
+    func continuesAndResyncs() {
+        let timeline = PushTimeline(tolerance: .milliseconds(40))
+        #expect(timeline.stamp(now: .microseconds(1_003_217), duration: frame) == .microseconds(1_003_217))
+        #expect(timeline.stamp(now: .microseconds(1_030_000), duration: frame) == .microseconds(1_013_217))
+        #expect(timeline.resyncCount == 0)
+        #expect(timeline.stamp(now: .milliseconds(2_000), duration: frame) == .milliseconds(2_000))
+        #expect(timeline.resyncCount == 1)
+    }
+
+    @Test("on a grid, every anchor falls on a multiple of the frame, and continuations stay on it")
+    func anchorsOnTheGrid() {
+        let timeline = PushTimeline(tolerance: .milliseconds(40), grid: frame)
+        #expect(timeline.stamp(now: .microseconds(3_949_983), duration: frame) == .milliseconds(3_940))
+        #expect(timeline.stamp(now: .microseconds(3_961_000), duration: frame) == .milliseconds(3_950))
+        #expect(timeline.stamp(now: .microseconds(5_000_700), duration: frame) == .milliseconds(5_000))
+    }
+
+    @Test("a restart places the next push at its arrival without counting a break")
+    func restart() {
+        let timeline = PushTimeline(tolerance: .milliseconds(40))
+        _ = timeline.stamp(now: .milliseconds(100), duration: frame)
+        timeline.restart()
+        #expect(timeline.stamp(now: .milliseconds(115), duration: frame) == .milliseconds(115))
+        #expect(timeline.resyncCount == 0)
+    }
+}
