@@ -63,14 +63,16 @@ public final class AudioInput: Sendable {
     @discardableResult
     public func push(_ samples: [Int16], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
         let pts = try placed(samples: samples.count, at: timestamp)
-        return try push { () throws(GStreamerError) in try source.push(samples, pts: pts) }
+        let moved = timestamp == nil && timeline.takeRestart()
+        return try push { () throws(GStreamerError) in try source.push(samples, pts: pts, discontinuity: moved) }
     }
 
     /// Pushes interleaved 32-bit float samples; timestamps as for 16-bit samples.
     @discardableResult
     public func push(_ samples: [Float], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
         let pts = try placed(samples: samples.count, at: timestamp)
-        return try push { () throws(GStreamerError) in try source.push(samples, pts: pts) }
+        let moved = timestamp == nil && timeline.takeRestart()
+        return try push { () throws(GStreamerError) in try source.push(samples, pts: pts, discontinuity: moved) }
     }
 
     /// Where a push goes: its explicit timestamp (checked), or after the previous push.

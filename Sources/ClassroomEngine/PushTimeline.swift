@@ -11,6 +11,8 @@ public final class PushTimeline: Sendable {
     let grid: ClockTime?
     private let next = Mutex<ClockTime?>(nil)
     private let resyncs = Atomic<Int>(0)
+    /// Set by `restart` until the next push is placed.
+    private let restarted = Atomic<Bool>(false)
 
     /// With `grid`, audio is anchored on the output grid of a live mixer fed in frames of that
     /// size: each frame then fills exactly one of its output buffers, which it sends as soon as the
@@ -48,7 +50,15 @@ public final class PushTimeline: Sendable {
 
     /// Starts over: the next push is placed at its arrival, deliberately (not counted as a break):
     /// a source that changed its own delay (an adaptive jitter buffer) is heard with the new one.
-    public func restart() { next.withLock { $0 = nil } }
+    public func restart() {
+        next.withLock { $0 = nil }
+        restarted.store(true, ordering: .releasing)
+    }
+
+    /// True once for the first push after `restart`: that buffer is marked DISCONT, so the mixer
+    /// moves the input to its new place (a live audiomixer keeps a shift under 40 ms contiguous
+    /// otherwise, and the jitter buffer's move never reached the class).
+    public func takeRestart() -> Bool { restarted.exchange(false, ordering: .acquiringAndReleasing) }
 
     /// How many pushes were re-anchored to the running time: each is a break in the audio.
     public var resyncCount: Int { resyncs.load(ordering: .relaxed) }

@@ -89,14 +89,18 @@ public final class AppSource: Element {
     /// sample count. Throws `.flow(.wrongFormat)` when the format is not S16 or the count is
     /// not a whole number of frames, and `.flow(...)` when the element refuses the data.
     @discardableResult
-    public func push(_ samples: [Int16], pts: ClockTime? = nil) throws(GStreamerError) -> PushOutcome {
-        try samples.withUnsafeBytes { bytes in Result { () throws(GStreamerError) in try push(bytes, format: .s16, sampleCount: samples.count, pts: pts) } }.get()
+    public func push(_ samples: [Int16], pts: ClockTime? = nil, discontinuity: Bool = false) throws(GStreamerError) -> PushOutcome {
+        try samples.withUnsafeBytes { bytes in Result { () throws(GStreamerError) in
+            try push(bytes, format: .s16, sampleCount: samples.count, pts: pts, discontinuity: discontinuity)
+        } }.get()
     }
 
     /// Pushes interleaved 32-bit float samples (wraps `gst_app_src_push_buffer`).
     @discardableResult
-    public func push(_ samples: [Float], pts: ClockTime? = nil) throws(GStreamerError) -> PushOutcome {
-        try samples.withUnsafeBytes { bytes in Result { () throws(GStreamerError) in try push(bytes, format: .f32, sampleCount: samples.count, pts: pts) } }.get()
+    public func push(_ samples: [Float], pts: ClockTime? = nil, discontinuity: Bool = false) throws(GStreamerError) -> PushOutcome {
+        try samples.withUnsafeBytes { bytes in Result { () throws(GStreamerError) in
+            try push(bytes, format: .f32, sampleCount: samples.count, pts: pts, discontinuity: discontinuity)
+        } }.get()
     }
 
     /// Signals that no more data will come (wraps `gst_app_src_end_of_stream`).
@@ -121,7 +125,8 @@ public final class AppSource: Element {
         SignalHandler.connect(self, signal: "enough-data", handler: VoidSignalBox(body), callback: unsafeBitCast(enoughDataTrampoline, to: GCallback.self))
     }
 
-    private func push(_ bytes: UnsafeRawBufferPointer, format: SampleFormat, sampleCount: Int, pts: ClockTime?) throws(GStreamerError) -> PushOutcome {
+    private func push(_ bytes: UnsafeRawBufferPointer, format: SampleFormat, sampleCount: Int, pts: ClockTime?,
+                      discontinuity: Bool) throws(GStreamerError) -> PushOutcome {
         guard let configuration = declared.withLock({ $0 }) ?? inferredConfiguration() else {
             throw .flow(.wrongFormat("'\(name)' has no fixed raw audio caps; call configure(audio:) first"))
         }
@@ -142,6 +147,9 @@ public final class AppSource: Element {
         gst_buffer_fill(buffer, 0, bytes.baseAddress, gsize(bytes.count))
         buffer.pointee.pts = pts.raw
         buffer.pointee.duration = ClockTime.frames(frames, rate: declaredFormat.rate).gst
+        // DISCONT: a mixer places the buffer by its timestamp at once, instead of keeping a shift
+        // under its alignment threshold (40 ms) contiguous with what came before.
+        if discontinuity { buffer.pointee.mini_object.flags |= GST_BUFFER_FLAG_DISCONT.rawValue }
         // gst_app_src_push_buffer takes the buffer (transfer full).
         if let error = FlowError(gst_app_src_push_buffer(gstAppSrc, buffer).rawValue) { throw .flow(error) }
         return full && configuration.whenFull == .dropOldest ? .queuedDroppingOldest : .queued
