@@ -17,7 +17,7 @@ public final class PushTimeline: Sendable {
     /// With `grid`, audio is anchored on the output grid of a live mixer fed in frames of that
     /// size: each frame then fills exactly one of its output buffers, which it sends as soon as the
     /// frame arrives. Off the grid, every output buffer straddled two frames and waited for the
-    /// second: 10 ms more on the uplink (measured 10.2 ms median, 0.1 ms on the grid).
+    /// second: 10 ms more on the uplink (measured 10.2 ms median, 0.1 ms on the grid; WORKAROUNDS §24).
     public init(tolerance: ClockTime, grid: ClockTime? = nil) {
         self.tolerance = tolerance
         self.grid = grid

@@ -142,8 +142,8 @@ public final class Uplink: Sendable {
     /// Only on the streaming thread: an idle probe ran on whichever thread passed the pad next (the
     /// caller's, or a latency query's), and a frame then met the stopped DSP: FLUSHING paused the
     /// source's task for good and the uplink went silent (1 CI run; 3 of 5 runs with latency
-    /// queries running beside the switches). Measured on 1.22: 0.2–0.3 ms inside the probe, no
-    /// timestamp gap with 10 ms input.
+    /// queries running beside the switches; WORKAROUNDS §25). Measured on 1.22: 0.2–0.3 ms inside
+    /// the probe, no timestamp gap with 10 ms input.
     public func reconfigure(_ settings: VoiceProcessing, wait: ClockTime = .milliseconds(100)) throws(EngineError) {
         guard settings != voiceProcessing else { return }
         let done = DispatchSemaphore(value: 0)

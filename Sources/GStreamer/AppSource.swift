@@ -148,7 +148,7 @@ public final class AppSource: Element {
         buffer.pointee.pts = pts.raw
         buffer.pointee.duration = ClockTime.frames(frames, rate: declaredFormat.rate).gst
         // DISCONT: a mixer places the buffer by its timestamp at once, instead of keeping a shift
-        // under its alignment threshold (40 ms) contiguous with what came before.
+        // under its alignment threshold (40 ms) contiguous with what came before (WORKAROUNDS §23).
         if discontinuity { buffer.pointee.mini_object.flags |= GST_BUFFER_FLAG_DISCONT.rawValue }
         // gst_app_src_push_buffer takes the buffer (transfer full).
         if let error = FlowError(gst_app_src_push_buffer(gstAppSrc, buffer).rawValue) { throw .flow(error) }
