@@ -62,23 +62,22 @@ public final class AudioInput: Sendable {
     /// otherwise `timestamp` is the running time at which they should be mixed.
     @discardableResult
     public func push(_ samples: [Int16], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
-        let pts = try placed(samples: samples.count, at: timestamp)
-        let moved = timestamp == nil && timeline.takeRestart()
+        let (pts, moved) = try placed(samples: samples.count, at: timestamp)
         return try push { () throws(GStreamerError) in try source.push(samples, pts: pts, discontinuity: moved) }
     }
 
     /// Pushes interleaved 32-bit float samples; timestamps as for 16-bit samples.
     @discardableResult
     public func push(_ samples: [Float], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
-        let pts = try placed(samples: samples.count, at: timestamp)
-        let moved = timestamp == nil && timeline.takeRestart()
+        let (pts, moved) = try placed(samples: samples.count, at: timestamp)
         return try push { () throws(GStreamerError) in try source.push(samples, pts: pts, discontinuity: moved) }
     }
 
-    /// Where a push goes: its explicit timestamp (checked), or after the previous push.
-    private func placed(samples: Int, at timestamp: ClockTime?) throws(EngineError) -> ClockTime? {
+    /// Where a push goes: its explicit timestamp (checked), or after the previous push; and
+    /// whether the mixer must move the input there (the first stamped push after `reanchor`).
+    private func placed(samples: Int, at timestamp: ClockTime?) throws(EngineError) -> (ClockTime?, Bool) {
         guard let timestamp else { return stamp(samples: samples) }
-        return try checked(timestamp, samples: samples)
+        return (try checked(timestamp, samples: samples), false)
     }
 
     /// An explicit timestamp, refused when it lies before audio already queued (beyond the
@@ -90,9 +89,10 @@ public final class AudioInput: Sendable {
     }
 
     /// A contiguous timestamp for a push of `samples` arriving now.
-    private func stamp(samples: Int) -> ClockTime? {
-        guard let now = clock(), format.channels > 0, samples % format.channels == 0 else { return nil }
-        return timeline.stamp(now: now, duration: ClockTime.frames(samples / format.channels, rate: format.rate))
+    private func stamp(samples: Int) -> (ClockTime?, Bool) {
+        guard let now = clock(), format.channels > 0, samples % format.channels == 0 else { return (nil, false) }
+        let anchored = timeline.anchor(now: now, duration: ClockTime.frames(samples / format.channels, rate: format.rate))
+        return (anchored.pts, anchored.restarted)
     }
 
     /// The input's own volume, 0…10 (the mixer pad's `volume`); independent of ducking and the master volume.

@@ -9,10 +9,10 @@ public final class PushTimeline: Sendable {
     let tolerance: ClockTime
     /// When set, an anchor falls on a multiple of it (the running time rounded down).
     let grid: ClockTime?
-    private let next = Mutex<ClockTime?>(nil)
+    /// Where the previous push ended, and whether `restart` came since (one lock: a push stamped
+    /// before a concurrent restart never takes the restart's mark).
+    private let next = Mutex<(end: ClockTime?, restarted: Bool)>((nil, false))
     private let resyncs = Atomic<Int>(0)
-    /// Set by `restart` until the next push is placed.
-    private let restarted = Atomic<Bool>(false)
 
     /// With `grid`, audio is anchored on the output grid of a live mixer fed in frames of that
     /// size: each frame then fills exactly one of its output buffers, which it sends as soon as the
@@ -24,17 +24,23 @@ public final class PushTimeline: Sendable {
     }
 
     /// The timestamp for `duration` of audio arriving at running time `now`.
-    public func stamp(now: ClockTime, duration: ClockTime) -> ClockTime {
+    public func stamp(now: ClockTime, duration: ClockTime) -> ClockTime { anchor(now: now, duration: duration).pts }
+
+    /// The timestamp for `duration` of audio arriving at running time `now`, and whether it is the
+    /// first after `restart`: that buffer is marked DISCONT, so the mixer moves the input to its new
+    /// place (a live audiomixer keeps a shift under 40 ms contiguous otherwise, and the jitter
+    /// buffer's move never reached the class; WORKAROUNDS §23).
+    public func anchor(now: ClockTime, duration: ClockTime) -> (pts: ClockTime, restarted: Bool) {
         next.withLock { next in
             let pts: ClockTime
-            if let expected = next, (expected > now ? expected - now : now - expected) <= tolerance {
+            if let expected = next.end, (expected > now ? expected - now : now - expected) <= tolerance {
                 pts = expected
             } else {
-                if next != nil { resyncs.add(1, ordering: .relaxed) }
+                if next.end != nil { resyncs.add(1, ordering: .relaxed) }
                 if let grid, grid > .zero { pts = ClockTime(nanoseconds: now.nanoseconds / grid.nanoseconds * grid.nanoseconds) } else { pts = now }
             }
-            next = pts + duration
-            return pts
+            defer { next = (pts + duration, false) }
+            return (pts, next.restarted)
         }
     }
 
@@ -42,23 +48,15 @@ public final class PushTimeline: Sendable {
     /// placed; returns how far back it lay when refused.
     public func place(_ pts: ClockTime, duration: ClockTime) -> ClockTime? {
         next.withLock { next -> ClockTime? in
-            if let expected = next, pts + tolerance < expected { return expected - pts }
-            next = pts + duration
+            if let expected = next.end, pts + tolerance < expected { return expected - pts }
+            next.end = pts + duration
             return nil
         }
     }
 
     /// Starts over: the next push is placed at its arrival, deliberately (not counted as a break):
     /// a source that changed its own delay (an adaptive jitter buffer) is heard with the new one.
-    public func restart() {
-        next.withLock { $0 = nil }
-        restarted.store(true, ordering: .releasing)
-    }
-
-    /// True once for the first push after `restart`: that buffer is marked DISCONT, so the mixer
-    /// moves the input to its new place (a live audiomixer keeps a shift under 40 ms contiguous
-    /// otherwise, and the jitter buffer's move never reached the class).
-    public func takeRestart() -> Bool { restarted.exchange(false, ordering: .acquiringAndReleasing) }
+    public func restart() { next.withLock { $0 = (nil, true) } }
 
     /// How many pushes were re-anchored to the running time: each is a break in the audio.
     public var resyncCount: Int { resyncs.load(ordering: .relaxed) }

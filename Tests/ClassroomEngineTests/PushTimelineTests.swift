@@ -24,12 +24,15 @@ struct PushTimelineTests {
         #expect(timeline.stamp(now: .microseconds(5_000_700), duration: frame) == .milliseconds(5_000))
     }
 
-    @Test("a restart places the next push at its arrival without counting a break")
+    @Test("a restart places the next push at its arrival without counting a break, and marks that push only")
     func restart() {
         let timeline = PushTimeline(tolerance: .milliseconds(40))
         _ = timeline.stamp(now: .milliseconds(100), duration: frame)
         timeline.restart()
-        #expect(timeline.stamp(now: .milliseconds(115), duration: frame) == .milliseconds(115))
+        let first = timeline.anchor(now: .milliseconds(115), duration: frame)
+        #expect(first.pts == .milliseconds(115) && first.restarted)
+        let second = timeline.anchor(now: .milliseconds(125), duration: frame)
+        #expect(second.pts == .milliseconds(125) && !second.restarted)
         #expect(timeline.resyncCount == 0)
     }
 }
