@@ -103,17 +103,15 @@ enum ImpairedPathRows {
         feeder.join()
         try await Task.sleep(for: .milliseconds(300))
         let start = before.withLock { $0 }
-        let received = Mutex<[Int]>([])
-        let figures = feeds.enumerated().map { index, feed -> Figures in
+        let measuredFeeds = feeds.enumerated().map { index, feed -> (figures: Figures, passed: Int) in
             let end: (pushed: Int, lost: Int) = feed.jitterBufferCounts ?? (0, 0)
             let first: (pushed: Int, lost: Int) = start.indices.contains(index) ? start[index] : (0, 0)
             let (pushed, lost) = (end.pushed - first.pushed, end.lost - first.lost)
-            received.withLock { $0.append(pushed) }
             let samples = delays.withLock { $0[index] }
-            return Figures(delay: samples.isEmpty ? 0 : samples.reduce(0, +) / Double(samples.count),
-                           concealed: pushed + lost > 0 ? 100 * Double(lost) / Double(pushed + lost) : 0)
+            return (Figures(delay: samples.isEmpty ? 0 : samples.reduce(0, +) / Double(samples.count),
+                            concealed: pushed + lost > 0 ? 100 * Double(lost) / Double(pushed + lost) : 0), pushed)
         }
-        let counts = received.withLock { $0 }
+        let counts = measuredFeeds.map(\.passed), figures = measuredFeeds.map(\.figures)
         guard counts.count == 2, counts.allSatisfy({ $0 > 0 }) else {
             throw BenchError("the receivers passed \(counts) packets in the \(Int(measured)) s measured; the relay (python3 on 127.0.0.1:\(relayPort)) forwarded nothing")
         }
