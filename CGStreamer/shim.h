@@ -17,6 +17,7 @@
 #include <gst/tag/tag.h>
 #include <gst/fft/gstfftf32.h>
 #include <gst/net/gstnetaddressmeta.h>
+#include <gst/sdp/sdp.h>
 
 // G_OBJECT_TYPE is a macro.
 static inline GType cgst_object_type(gpointer object) { return G_OBJECT_TYPE(object); }
@@ -72,6 +73,39 @@ static inline GSocketAddress *cgst_buffer_net_address(GstBuffer *buffer) {
 // G_IS_INET_SOCKET_ADDRESS and G_INET_SOCKET_ADDRESS are macros: the address as an IP one, or NULL.
 static inline GInetSocketAddress *cgst_inet_socket_address(GSocketAddress *address) {
     return G_IS_INET_SOCKET_ADDRESS(address) ? G_INET_SOCKET_ADDRESS(address) : NULL;
+}
+
+// webrtcbin's action signals take typed arguments through g_signal_emit_by_name, which is variadic.
+static inline void cgst_webrtc_create(GstElement *webrtc, const gchar *signal, GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, signal, NULL, promise);
+}
+static inline void cgst_webrtc_set_description(GstElement *webrtc, const gchar *signal, gpointer description, GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, signal, description, promise);
+}
+
+// GstWebRTCSessionDescription's public layout (gst/webrtc/rtcsessiondescription.h, stable since 1.14).
+// Its header comes only with libgstreamer-plugins-bad1.0-dev, which pulls OpenCV into the build on
+// Debian 12 (155 packages), so the boxed type is used by name, registered once webrtcbin is loaded.
+typedef struct { int type; GstSDPMessage *sdp; } cgst_webrtc_session_description;
+
+// A boxed GstWebRTCSessionDescription of `type` (1 offer, 3 answer) from SDP text, or NULL when the
+// text is not SDP or webrtcbin was never loaded; free with cgst_webrtc_description_free.
+static inline gpointer cgst_webrtc_description_new(int type, const gchar *text) {
+    GType boxed = g_type_from_name("GstWebRTCSessionDescription");
+    GstSDPMessage *sdp = NULL;
+    if (boxed == 0 || gst_sdp_message_new_from_text(text, &sdp) != GST_SDP_OK) return NULL;
+    cgst_webrtc_session_description stack = { type, sdp };
+    gpointer copy = g_boxed_copy(boxed, &stack);   // copies the SDP too
+    gst_sdp_message_free(sdp);
+    return copy;
+}
+static inline void cgst_webrtc_description_free(gpointer description) {
+    g_boxed_free(g_type_from_name("GstWebRTCSessionDescription"), description);
+}
+// The SDP text of a boxed description (g_free it), or NULL.
+static inline gchar *cgst_webrtc_description_text(gconstpointer description) {
+    const cgst_webrtc_session_description *d = description;
+    return (d && d->sdp) ? gst_sdp_message_as_text(d->sdp) : NULL;
 }
 
 #endif

@@ -1,6 +1,6 @@
 import CGStreamer
 
-/// The element signals the engine listens to: pads that appear, and requests it answers.
+/// The signals the engine listens to: pads that appear, requests it answers, properties that change.
 extension Element {
     /// Runs `body` for each pad added later, e.g. decodebin's outputs (the "pad-added" signal).
     public func onPadAdded(_ body: @escaping @Sendable (Pad) -> Void) -> SignalHandler {
@@ -36,4 +36,22 @@ private let capsRequestTrampoline: @convention(c) (UnsafeMutablePointer<GstEleme
     guard let userData, let caps = Unmanaged<CapsRequestBox>.fromOpaque(userData).takeUnretainedValue().body(UInt32(number)) else { return nil }
     // The signal's return is transfer full: the caller gets a reference of its own.
     return UnsafeMutablePointer(mutating: gst_caps_ref(caps.gstCaps))
+}
+
+extension Object {
+    /// Runs `body` each time `property` changes ("notify::PROPERTY"), on the thread that changed it.
+    public func onNotify(_ property: String, _ body: @escaping @Sendable () -> Void) -> SignalHandler {
+        SignalHandler.connect(self, signal: "notify::\(property)", handler: NotifyBox(body), callback: unsafeBitCast(notifyTrampoline, to: GCallback.self))
+    }
+}
+
+/// The boxed closure behind `onNotify`.
+final class NotifyBox: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
+
+private let notifyTrampoline: @convention(c) (gpointer?, UnsafeMutablePointer<GParamSpec>?, gpointer?) -> Void = { _, _, userData in
+    guard let userData else { return }
+    Unmanaged<NotifyBox>.fromOpaque(userData).takeUnretainedValue().body()
 }
