@@ -11,7 +11,8 @@ packages=(
   gstreamer1.0-tools                  # gst-launch-1.0 / gst-inspect-1.0 (pipelines/, debugging)
   gstreamer1.0-plugins-base           # appsrc/appsink, audiomixer, volume, decodebin, vorbis, opus
   gstreamer1.0-plugins-good           # level, wavenc, pulsesink/pulsesrc, webm, vp8, rtp
-  gstreamer1.0-plugins-bad            # webrtcdsp/webrtcechoprobe, audiobuffersplit
+  gstreamer1.0-plugins-bad            # webrtcdsp/webrtcechoprobe, audiobuffersplit, webrtcbin, srtpenc/srtpdec
+  gstreamer1.0-nice                   # ICE for webrtcbin (libnice): the room over WebRTC
   gstreamer1.0-libav                  # H.264/AAC lessons
   gstreamer1.0-plugins-base-apps      # gst-device-monitor-1.0
   pulseaudio                          # a real sound server with null sinks for tests and headless runs

@@ -1,7 +1,7 @@
 import ClassroomEngine
 import Foundation
 
-/// Janus's HTTP API and its AudioBridge plugin, as a plain-RTP participant uses them — every
+/// Janus's HTTP API and its AudioBridge plugin, as a plain-RTP or WebRTC participant uses them — every
 /// request, reply and event of the protocol is in this file (janus.conf.meetecho.com/docs/rest,
 /// /docs/audiobridge). Calls block the calling thread (bounded by their timeout): the room runs
 /// them on threads of its own.
@@ -18,6 +18,8 @@ struct JanusProtocol: Sendable {
         case janus(code: Int, reason: String)
         /// The AudioBridge refused a request (485 no such room, 489 unauthorized / no RTP participants …).
         case audioBridge(code: Int, reason: String)
+        /// This kiosk cannot take part as asked (e.g. no WebRTC elements installed).
+        case local(String)
 
         var description: String {
             switch self {
@@ -26,6 +28,7 @@ struct JanusProtocol: Sendable {
             case .notJanus(let why): return "it is not a Janus server (\(why))"
             case .janus(let code, let reason): return "Janus refused: \(reason) (\(code))"
             case .audioBridge(let code, let reason): return "the AudioBridge refused: \(reason) (\(code))"
+            case .local(let why): return "this kiosk cannot join as asked: \(why)"
             }
         }
 
@@ -33,7 +36,7 @@ struct JanusProtocol: Sendable {
         var isTransient: Bool {
             switch self {
             case .unreachable, .serverError: return true
-            case .notJanus, .janus, .audioBridge: return false
+            case .notJanus, .janus, .audioBridge, .local: return false
             }
         }
     }
@@ -45,18 +48,36 @@ struct JanusProtocol: Sendable {
         let muted: Bool
     }
 
+    /// How a participant's audio travels, as the join asks for it.
+    enum JoinMedia: Sendable {
+        /// Plain RTP: Janus sends the mix to `address:port` and takes ours only from there.
+        case rtp(address: String, port: Int, payloadType: Int)
+        /// WebRTC: this SDP offer (its ICE candidates gathered); Janus answers in `joined`.
+        case offer(String)
+    }
+
+    /// How the joined participant's audio travels, as Janus confirms it.
+    enum JoinedMedia: Sendable {
+        /// Janus's RTP address for a plain-RTP participant.
+        case rtp(address: String, port: Int)
+        /// Janus's SDP answer to a WebRTC participant's offer.
+        case answer(String)
+    }
+
     /// What the long poll brings.
     enum Event: Sendable {
-        /// Someone joined with an id and an RTP address: us when `transaction` is our join's.
-        case joined(transaction: String?, id: UInt64, participants: [Participant], rtpAddress: String, rtpPort: Int)
+        /// Someone joined with an id and its media: us when `transaction` is our join's.
+        case joined(transaction: String?, id: UInt64, participants: [Participant], media: JoinedMedia)
         /// Participants joined or changed (mute).
         case participants([Participant])
         /// A participant left.
         case leaving(UInt64)
         /// We left the room.
         case left
-        /// We were kicked, or the room was destroyed.
+        /// We were kicked, the room was destroyed, or Janus hung up our PeerConnection.
         case removed(String)
+        /// Janus's end of our PeerConnection is up (DTLS done).
+        case webRTCUp
         /// A request of ours failed.
         case failed(transaction: String?, Failure)
         /// Anything else (acks of configure, keepalives).
@@ -112,15 +133,21 @@ struct JanusProtocol: Sendable {
 
     // MARK: AudioBridge requests (answered by an event on the long poll)
 
-    /// `join` as a plain-RTP participant: Janus will send the room's mix as Opus to `rtpAddress:rtpPort`
-    /// and accept ours only from there, after buffering `prebuffer` packets of ours. Returns the
+    /// `join`, buffering `prebuffer` packets of ours before mixing them. Plain RTP: Janus will send
+    /// the room's mix as Opus to the given address and accept ours only from there. WebRTC: the
+    /// offer goes as the message's `jsep` (its candidates in it: no trickle). Returns the
     /// transaction to match the `joined` event with.
     func join(session: UInt64, handle: UInt64, room: UInt64, display: String, pin: String?, muted: Bool, prebuffer: Int,
-              rtpAddress: String, rtpPort: Int, payloadType: Int) throws(Failure) -> String {
-        var body: [String: Any] = ["request": "join", "room": room, "display": display, "muted": muted, "prebuffer": prebuffer,
-                                   "rtp": ["ip": rtpAddress, "port": rtpPort, "payload_type": payloadType]]
+              media: JoinMedia) throws(Failure) -> String {
+        var body: [String: Any] = ["request": "join", "room": room, "display": display, "muted": muted, "prebuffer": prebuffer]
         if let pin { body["pin"] = pin }
-        return try message(session: session, handle: handle, body)
+        switch media {
+        case .rtp(let address, let port, let payloadType):
+            body["rtp"] = ["ip": address, "port": port, "payload_type": payloadType]
+            return try message(session: session, handle: handle, body)
+        case .offer(let sdp):
+            return try message(session: session, handle: handle, body, jsep: ["type": "offer", "sdp": sdp, "trickle": false])
+        }
     }
 
     /// `configure` our mute state: the room's talk events and every participant see it.
@@ -133,9 +160,11 @@ struct JanusProtocol: Sendable {
         _ = try message(session: session, handle: handle, ["request": "leave"])
     }
 
-    private func message(session: UInt64, handle: UInt64, _ body: [String: Any]) throws(Failure) -> String {
+    private func message(session: UInt64, handle: UInt64, _ body: [String: Any], jsep: [String: Any]? = nil) throws(Failure) -> String {
         let transaction = JanusProtocol.transaction()
-        let reply = try post(url.appendingPathComponent("\(session)/\(handle)"), ["janus": "message", "body": body], transaction: transaction)
+        var request: [String: Any] = ["janus": "message", "body": body]
+        if let jsep { request["jsep"] = jsep }
+        let reply = try post(url.appendingPathComponent("\(session)/\(handle)"), request, transaction: transaction)
         guard reply["janus"] as? String == "ack" || reply["janus"] as? String == "success" else {
             throw .notJanus("a plugin message was answered with '\(reply["janus"] ?? "nothing")'")
         }
@@ -167,6 +196,11 @@ struct JanusProtocol: Sendable {
         if kind == "error", let error = event["error"] as? [String: Any] {
             throw .janus(code: (error["code"] as? Int) ?? 0, reason: (error["reason"] as? String) ?? "unknown")
         }
+        switch kind {
+        case "hangup": return .removed("Janus hung up the PeerConnection (\((event["reason"] as? String) ?? "no reason given"))")
+        case "webrtcup": return .webRTCUp
+        default: break
+        }
         guard kind == "event", let plugin = event["plugindata"] as? [String: Any], let data = plugin["data"] as? [String: Any] else { return .other }
         let transaction = event["transaction"] as? String
         if let code = data["error_code"] as? Int {
@@ -178,11 +212,15 @@ struct JanusProtocol: Sendable {
         }
         switch data["audiobridge"] as? String {
         case "joined":
-            guard let id = id(data["id"]), let rtp = data["rtp"] as? [String: Any], let address = rtp["ip"] as? String, let port = rtp["port"] as? Int else {
-                // A "joined" without our id and RTP address is another participant joining.
-                return .participants(participants)
+            guard let id = id(data["id"]) else { return .participants(participants) }
+            if let rtp = data["rtp"] as? [String: Any], let address = rtp["ip"] as? String, let port = rtp["port"] as? Int {
+                return .joined(transaction: transaction, id: id, participants: participants, media: .rtp(address: address, port: port))
             }
-            return .joined(transaction: transaction, id: id, participants: participants, rtpAddress: address, rtpPort: port)
+            if let jsep = event["jsep"] as? [String: Any], jsep["type"] as? String == "answer", let sdp = jsep["sdp"] as? String {
+                return .joined(transaction: transaction, id: id, participants: participants, media: .answer(sdp))
+            }
+            // A "joined" without our media is another participant joining.
+            return .participants(participants)
         case "left":
             return .left
         case "destroyed":

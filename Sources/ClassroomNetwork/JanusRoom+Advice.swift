@@ -11,7 +11,8 @@ extension JanusRoom {
         case .audioBridge(485, _):
             return "the server has no AudioBridge room \(address.room); create it (a room-\(address.room) section in janus.plugin.audiobridge.jcfg) or use another room number"
         case .audioBridge(489, let reason) where reason.lowercased().contains("rtp"):
-            return "room \(address.room) does not take plain-RTP participants; set allow_rtp_participants = true in its section of janus.plugin.audiobridge.jcfg"
+            return "room \(address.room) does not take plain-RTP participants; join it over WebRTC (--room http://\(address.host):\(address.port)/janus?room=\(address.room), encrypted), "
+                + "or set allow_rtp_participants = true in its section of janus.plugin.audiobridge.jcfg"
         case .audioBridge(489, _):
             guard let pin = address.pin else { return "room \(address.room) wants a pin; put it in a file only you can read (chmod 600) and give pin-file=FILE" }
             guard !address.pinOnCommandLine else {
@@ -31,7 +32,7 @@ extension JanusRoom {
             return "Janus has no AudioBridge: \(reason) (460); enable janus.plugin.audiobridge on the server"
         case .janus(let code, let reason):
             return "Janus refused: \(reason) (\(code))"
-        case .unreachable, .serverError:
+        case .unreachable, .serverError, .local:
             return failure.description
         }
     }

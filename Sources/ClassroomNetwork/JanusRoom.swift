@@ -5,9 +5,11 @@ import GStreamer
 import Logging
 import Synchronization
 
-/// A kiosk in a Janus AudioBridge room as a plain-RTP participant: the room's mix (everyone but
-/// this kiosk) comes in as the RTC input `rtc-room`, and whatever is handed to `send(_:)` — the
-/// `SessionController`'s uplink frames — goes up as Opus RTP from the same socket.
+/// A kiosk in a Janus AudioBridge room: the room's mix (everyone but this kiosk) comes in as the
+/// RTC input `rtc-room`, and whatever is handed to `send(_:)` — the `SessionController`'s uplink
+/// frames — goes up as Opus. As a WebRTC participant (`http://…`) both travel in one
+/// PeerConnection, DTLS-SRTP (`RoomPeerConnection`, a new one per join); as a plain-RTP participant
+/// (`janus://…`) as RTP from one UDP socket, in the clear.
 ///
 /// The room keeps itself joined: the long poll keeps the session alive; a server that stops
 /// answering is `lost` (the room input goes quiet, so alarm 1025 follows) and the room rejoins
@@ -24,14 +26,18 @@ public final class JanusRoom: Sendable {
     public let address: JanusRoomAddress
     /// The room's mix as an RTC input of the engine.
     public let input: AudioInput
-    /// The receiver of the room's mix (figures, level).
-    public let feed: PeerFeed
+    /// Plain RTP: the receiver of the room's mix, on the UDP socket the uplink is sent from, which Janus is told in the join.
+    private let plain: (feed: PeerFeed, address: String, port: Int)?
+    /// WebRTC: how long the PeerConnection's jitter buffer holds the room's packets.
+    private let webRTCLatency: ClockTime
 
     private struct State: Sendable {
         var session: UInt64?
         var handle: UInt64?
         var ownID: UInt64?
         var sender: UplinkSender?
+        /// WebRTC: the joined PeerConnection (sends and receives).
+        var connection: RoomPeerConnection?
         var participants: [UInt64: Participant] = [:]
         /// Whether the session wants this kiosk muted.
         var muted = true
@@ -44,36 +50,40 @@ public final class JanusRoom: Sendable {
 
     private let engine: AudioEngine
     private let api: JanusProtocol
-    private let localAddress: String
-    private let localPort: Int
     private let logger: Logger
     private let state = Mutex(State())
     private let requests = DispatchQueue(label: "classroom-audio.janus-room")
     private let wake = DispatchSemaphore(value: 0)
 
-    /// Prepares the room's input and receiver on a free local UDP port of `localAddress` — by
-    /// default the address this machine reaches the Janus host from, which Janus sends the mix
-    /// to; nothing is joined yet.
+    /// Prepares the room's input. Plain RTP: also its receiver, on a free local UDP port of
+    /// `localAddress` — by default the address this machine reaches the Janus host from, which
+    /// Janus sends the mix to. WebRTC: `jitterBuffer` fixed, or 60 ms when adaptive (webrtcbin's
+    /// jitter buffers are its own). Nothing is joined yet.
     public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String? = nil,
                 jitterBuffer: JitterBufferSetting = PeerFeed.defaultJitterBuffer, logger: Logger) throws(EngineError) {
         guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
         self.address = address
         self.engine = engine
         self.api = JanusProtocol(url: url, timeout: 5, token: address.token?.value, apiSecret: address.apiSecret?.value)
-        let local: String
-        if let localAddress { local = localAddress } else { local = try LocalRoute.sourceAddress(toward: address.host, port: address.port) }
-        self.localAddress = local
         self.logger = logger
-        localPort = try LocalPort.free(.udp, on: local)
+        if case .fixed(let delay) = jitterBuffer { webRTCLatency = delay } else { webRTCLatency = JanusRoom.webRTCJitterBuffer }
         input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)
+        guard address.media == .plainRTP else { plain = nil; return }
         do {
-            feed = try PeerFeed(source: .rtp(address: local, port: localPort, payloadType: JanusRoom.payloadType), input: input,
-                                jitterBuffer: jitterBuffer, logger: logger)
+            let local: String
+            if let localAddress { local = localAddress } else { local = try LocalRoute.sourceAddress(toward: address.host, port: address.port) }
+            let port = try LocalPort.free(.udp, on: local)
+            let feed = try PeerFeed(source: .rtp(address: local, port: port, payloadType: JanusRoom.payloadType), input: input,
+                                    jitterBuffer: jitterBuffer, logger: logger)
+            plain = (feed, local, port)
         } catch {
             try? engine.removeInput(id: input.id)
             throw error
         }
     }
+
+    /// A WebRTC room's jitter buffer unless `--jitter-buffer` fixes one: the fixed buffer plain RTP had before it adapted.
+    static let webRTCJitterBuffer = ClockTime.milliseconds(60)
 
     /// Starts receiving and joins the room, muted or not, on the room's own thread: the caller goes
     /// on at once (a Janus that never answers the join held a class's start for 25-41 s). What will
@@ -82,13 +92,15 @@ public final class JanusRoom: Sendable {
     /// retried. Throws only when the receiver cannot start. `onEvent` runs on the room's threads.
     public func join(muted: Bool, onEvent: @escaping @Sendable (Event) -> Void) throws(EngineError) {
         state.withLock { $0.muted = muted; $0.handler = onEvent }
-        try feed.start { _ in }
+        try plain?.feed.start { _ in }
         Thread.detachNewThread { [self] in run() }
     }
 
     /// Sends one uplink frame to the room (nothing while it is not joined).
     public func send(_ frame: UplinkFrame) {
-        state.withLock { $0.sender }?.send(frame)
+        let (sender, connection) = state.withLock { ($0.sender, $0.connection) }
+        sender?.send(frame)
+        connection?.send(frame)
     }
 
     /// Mutes or unmutes this kiosk in the room (AudioBridge `configure`), so the room's talk
@@ -121,35 +133,54 @@ public final class JanusRoom: Sendable {
     /// Who else is in the room.
     public var participants: [Participant] { state.withLock { Array($0.participants.values) }.sorted { $0.id < $1.id } }
 
+    /// What the room's mix brought: whether it arrives now, its level (dBFS, latest 100 ms), the
+    /// seconds pushed into the engine (this join's, for WebRTC), and the jitter buffer's delay.
+    public var reception: (receiving: Bool, level: Double?, seconds: Double, jitterBuffer: ClockTime?) {
+        if let feed = plain?.feed { return (feed.isReceiving, feed.level, feed.secondsPushed, feed.jitterBufferDelay) }
+        guard let counters = state.withLock({ $0.connection })?.counters else { return (false, nil, 0, nil) }
+        return (counters.isReceiving, counters.level.withLock { $0 }, counters.seconds, webRTCLatency)
+    }
     /// Leaves the room and destroys the session (waiting at most a second for a server that is gone
     /// or hangs), then stops sending and receiving and takes the room's input out of the mix.
     public func leave() {
-        let (session, handle, sender, handler, wasStopping) = state.withLock { state in
-            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil }
-            return (state.session, state.handle, state.sender, state.handler, state.stopping)
+        let (session, handle, sender, connection, handler, wasStopping) = state.withLock { state in
+            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil }
+            return (state.session, state.handle, state.sender, state.connection, state.handler, state.stopping)
         }
         guard !wasStopping else { return }
         wake.signal()
         if let session { api.farewell(session: session, handle: handle, within: 1) }
         sender?.stop()
-        feed.stop()
+        connection?.stop()
+        plain?.feed.stop()
         try? engine.removeInput(id: input.id)
         handler?(.left)
     }
 
     // MARK: Joining
 
-    /// create → attach → join → wait for `joined`; then the uplink sends from the receiver's socket.
+    /// create → attach → join → wait for `joined`; then the uplink sends from the receiver's
+    /// socket (plain RTP), or the PeerConnection whose offer went with the join takes Janus's answer.
     private func attemptJoin() throws(JanusProtocol.Failure) {
         let session = try api.createSession()
         let handle: UInt64
         let transaction: String
         let muted = state.withLock { $0.muted }
-        do {
+        var connection: RoomPeerConnection?
+        do throws(JanusProtocol.Failure) {
             handle = try api.attachAudioBridge(session: session)
+            let media: JanusProtocol.JoinMedia
+            if let plain {
+                media = .rtp(address: plain.address, port: plain.port, payloadType: JanusRoom.payloadType)
+            } else {
+                let made = try peerConnection(session: session)
+                connection = made
+                do { media = .offer(try made.offer()) } catch { throw .local("the WebRTC offer cannot be made: \(error)") }
+            }
             transaction = try api.join(session: session, handle: handle, room: address.room, display: address.display, pin: address.pin?.value,
-                                       muted: muted, prebuffer: address.prebuffer, rtpAddress: localAddress, rtpPort: localPort, payloadType: JanusRoom.payloadType)
+                                       muted: muted, prebuffer: address.prebuffer, media: media)
         } catch {
+            connection?.stop()
             try? api.destroy(session: session)
             throw error
         }
@@ -164,13 +195,14 @@ public final class JanusRoom: Sendable {
             }
             for event in events {
                 switch event {
-                case .joined(let ours, let id, let participants, let rtpAddress, let rtpPort) where ours == transaction:
-                    try joined(session: session, handle: handle, id: id, participants: participants, rtpAddress: rtpAddress, rtpPort: rtpPort, muted: muted)
+                case .joined(let ours, let id, let participants, let media) where ours == transaction:
+                    try joined(session: session, handle: handle, id: id, participants: participants, media: media, connection: connection, muted: muted)
                     return
                 case .failed(let failed, let failure) where failed == transaction:
+                    connection?.stop()
                     try? api.destroy(session: session)
                     throw failure
-                case .joined(let other, let id, _, _, _):
+                case .joined(let other, let id, _, _):
                     // Someone else's join (or a server mixing up transactions): not a reason to send our RTP anywhere.
                     logger.warning("room: a 'joined' for another transaction (\(other ?? "none"), id \(id)) is not ours; still waiting for ours")
                 default:
@@ -178,41 +210,69 @@ public final class JanusRoom: Sendable {
                 }
             }
         }
+        connection?.stop()
         try? api.destroy(session: session)
         throw .unreachable("no answer to 'join' within 10 s")
     }
 
-    private func joined(session: UInt64, handle: UInt64, id: UInt64, participants: [JanusProtocol.Participant],
-                        rtpAddress: String, rtpPort: Int, muted: Bool) throws(JanusProtocol.Failure) {
-        let sender: UplinkSender
+    /// A PeerConnection for this join; its failure (ICE or DTLS) loses the room, which rejoins.
+    private func peerConnection(session: UInt64) throws(JanusProtocol.Failure) -> RoomPeerConnection {
         do {
-            let endpoint = try RTPEndpoint(host: rtpAddress, port: rtpPort, payloadType: JanusRoom.payloadType)
-            sender = try UplinkSender(destinations: [.rtp(endpoint)], sendingFrom: feed.rtpReceiver, logger: logger)
-            try sender.start()
+            return try RoomPeerConnection(input: input, latency: webRTCLatency, logger: logger) { [weak self] nick in
+                guard let self, nick == "failed" else { return }
+                self.lost(session: session, because: "the WebRTC connection failed (ICE or DTLS): no path to \(self.address.host) for the room's audio, or Janus dropped it")
+            }
         } catch {
+            throw .local("the WebRTC connection cannot be made (is gstreamer1.0-nice installed?): \(error)")
+        }
+    }
+
+    private func joined(session: UInt64, handle: UInt64, id: UInt64, participants: [JanusProtocol.Participant],
+                        media: JanusProtocol.JoinedMedia, connection: RoomPeerConnection?, muted: Bool) throws(JanusProtocol.Failure) {
+        var sender: UplinkSender?
+        let audioAt: String
+        do {
+            switch (media, plain, connection) {
+            case (.rtp(let rtpAddress, let rtpPort), let plain?, _):
+                let endpoint = try RTPEndpoint(host: rtpAddress, port: rtpPort, payloadType: JanusRoom.payloadType)
+                let made = try UplinkSender(destinations: [.rtp(endpoint)], sendingFrom: plain.feed.rtpReceiver, logger: logger)
+                try made.start()
+                sender = made
+                audioAt = plain.address.contains(":") ? "[\(plain.address)]:\(plain.port)" : "\(plain.address):\(plain.port)"
+            case (.answer(let sdp), nil, let connection?):
+                try connection.accept(answer: sdp)
+                audioAt = "this kiosk's WebRTC connection (ICE \(connection.state))"
+            default:
+                throw EngineError.badEndpoint(address.description, reason: "Janus answered the join with media of another kind than asked for")
+            }
+        } catch {
+            connection?.stop()
             try? api.destroy(session: session)
-            throw .notJanus("the room's RTP address \(rtpAddress):\(rtpPort) cannot be sent to: \(error)")
+            throw .notJanus("the room's media cannot be set up: \(error)")
         }
         let list = participants.map { Participant(id: $0.id, display: $0.display, muted: $0.muted) }
-        let installed = state.withLock { state -> ((@Sendable (Event) -> Void)?, UplinkSender?)? in
+        let installed = state.withLock { state -> ((@Sendable (Event) -> Void)?, UplinkSender?, RoomPeerConnection?)? in
             // A join that came back after `leave()`: nothing is installed.
             guard !state.stopping else { return nil }
             defer {
-                state.session = session; state.handle = handle; state.ownID = id; state.sender = sender; state.attempt = 0; state.serverMuted = muted
+                state.session = session; state.handle = handle; state.ownID = id; state.sender = sender; state.connection = connection
+                state.attempt = 0; state.serverMuted = muted
                 state.participants = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
             }
-            return (state.handler, state.sender)
+            return (state.handler, state.sender, state.connection)
         }
-        guard let (handler, old) = installed else {
-            sender.stop()
+        guard let (handler, oldSender, oldConnection) = installed else {
+            sender?.stop()
+            connection?.stop()
             try? api.destroy(session: session)
             return
         }
-        old?.stop()
-        logger.info("room joined", metadata: ["room": "\(address)", "id": "\(id)", "rtp": "\(rtpAddress):\(rtpPort)"])
+        oldSender?.stop()
+        oldConnection?.stop()
+        logger.info("room joined", metadata: ["room": "\(address)", "id": "\(id)", "audio": "\(audioAt)"])
         handler?(.joined(id: id, participants: list))
         tellServerTheMute()
-        JanusRoom.watchForAudio(on: input, at: localAddress.contains(":") ? "[\(localAddress)]:\(localPort)" : "\(localAddress):\(localPort)", from: address.host, logger: logger) { [weak self] in
+        JanusRoom.watchForAudio(on: input, at: audioAt, from: address.host, logger: logger) { [weak self] in
             self?.state.withLock { $0.session == session && !$0.stopping ? $0.handler : nil }
         }
     }
@@ -231,7 +291,7 @@ public final class JanusRoom: Sendable {
                 state.withLock { $0.handler }?(.refused(JanusRoom.advice(for: error, address: address)))
                 return
             }
-            lost(because: "the server \(address.host):\(address.port) cannot be joined now: \(error)")
+            lost(session: nil, because: "the server \(address.host):\(address.port) cannot be joined now: \(error)")
         }
         while !state.withLock({ $0.stopping }) {
             guard let session = state.withLock({ $0.session }) else {
@@ -248,15 +308,21 @@ public final class JanusRoom: Sendable {
                 continue
             }
             do {
-                for event in try api.poll(session: session) { apply(event) }
+                for event in try api.poll(session: session) { apply(event, session: session) }
             } catch {
                 guard !state.withLock({ $0.stopping }) else { return }
-                lost(because: "\(error)")
+                lost(session: session, because: "\(error)")
             }
         }
     }
 
-    private func apply(_ event: JanusProtocol.Event) {
+    private func apply(_ event: JanusProtocol.Event, session: UInt64? = nil) {
+        if case .removed(let why) = event, let session {
+            // Kicked, the room destroyed, or Janus hung up our PeerConnection: the session is left behind, the room rejoins.
+            lost(session: session, because: why)
+            return
+        }
+        if case .webRTCUp = event { logger.info("room: Janus's end of the WebRTC connection is up") }
         var events: [Event] = []
         state.withLock { state in
             switch event {
@@ -267,9 +333,6 @@ public final class JanusRoom: Sendable {
                 }
             case .leaving(let id):
                 if let participant = state.participants.removeValue(forKey: id) { events.append(.participantLeft(participant)) }
-            case .removed(let why):
-                state.session = nil
-                events.append(.lost(reason: why, retryIn: JanusRoom.backoff[0]))
             default:
                 break
             }
@@ -280,13 +343,19 @@ public final class JanusRoom: Sendable {
         for event in events { handler?(event) }
     }
 
-    /// The server is gone (or dropped us): stop sending, forget the session, say so; `run` rejoins.
-    private func lost(because reason: String) {
-        let (sender, handler, attempt) = state.withLock { state in
-            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.participants = [:] }
-            return (state.sender, state.handler, state.attempt)
+    /// The server is gone, dropped us, or the PeerConnection failed: stop sending, forget the
+    /// session (told goodbye, in case the server still holds it), say so; `run` rejoins. With a
+    /// `session`, only while that session is still the joined one: one loss is said once.
+    private func lost(session: UInt64?, because reason: String) {
+        let lost = state.withLock { state -> (UInt64?, UInt64?, UplinkSender?, RoomPeerConnection?, (@Sendable (Event) -> Void)?, Int)? in
+            guard session == nil || state.session == session, !state.stopping else { return nil }
+            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil; state.participants = [:] }
+            return (state.session, state.handle, state.sender, state.connection, state.handler, state.attempt)
         }
+        guard let (oldSession, handle, sender, connection, handler, attempt) = lost else { return }
         sender?.stop()
+        connection?.stop()
+        if let oldSession { requests.async { [api] in api.farewell(session: oldSession, handle: handle, within: 1) } }
         logger.warning("room lost: \(reason)")
         handler?(.lost(reason: reason, retryIn: JanusRoom.backoff[min(attempt, JanusRoom.backoff.count - 1)]))
     }

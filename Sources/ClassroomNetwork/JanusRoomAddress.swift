@@ -1,11 +1,27 @@
 import ClassroomEngine
 import Foundation
 
-/// `janus://HOST[:PORT]/ROOM[?display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N]`:
-/// a Janus AudioBridge room reached over Janus's HTTP API (`http://HOST:PORT/janus`, port 8088
-/// unless given). Credentials come from files only their owner can read (`JanusSecret`); a `pin=`
-/// given directly still works but is on the command line (`pinOnCommandLine`).
+/// A Janus AudioBridge room reached over Janus's HTTP API, in one of two forms:
+/// - `http://HOST[:PORT]/PATH?room=ID[&…]` joins as a WebRTC participant (DTLS-SRTP; `PATH` is the
+///   API's, usually `/janus`);
+/// - `janus://HOST[:PORT]/ROOM[?…]` joins as a plain-RTP participant (unencrypted, for labs),
+///   the API at `http://HOST:PORT/janus`.
+/// Port 8088 unless given; the options are `display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N`.
+/// Credentials come from files only their owner can read (`JanusSecret`); a `pin=` given directly
+/// still works but is on the command line (`pinOnCommandLine`).
 public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
+    /// How the kiosk's audio reaches the room.
+    public enum Media: Sendable, Hashable {
+        /// A WebRTC PeerConnection (ICE, DTLS-SRTP): the room's audio is encrypted.
+        case webRTC
+        /// Plain RTP to and from the AudioBridge (its `rtp` join): nothing is encrypted.
+        case plainRTP
+    }
+
+    /// How the audio travels.
+    public let media: Media
+    /// The HTTP API's path (`/janus` for `janus://`).
+    public let apiPath: String
     /// The server's host.
     public let host: String
     /// The HTTP API's port.
@@ -32,8 +48,9 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public static let prebufferRange = 1...50
 
     /// An address from its parts.
-    public init(host: String, port: Int = JanusRoomAddress.defaultPort, room: UInt64, display: String, pin: JanusSecret? = nil,
-                token: JanusSecret? = nil, apiSecret: JanusSecret? = nil, prebuffer: Int = JanusRoomAddress.defaultPrebuffer) {
+    public init(media: Media = .plainRTP, host: String, port: Int = JanusRoomAddress.defaultPort, apiPath: String = "/janus", room: UInt64, display: String,
+                pin: JanusSecret? = nil, token: JanusSecret? = nil, apiSecret: JanusSecret? = nil, prebuffer: Int = JanusRoomAddress.defaultPrebuffer) {
+        self.media = media; self.apiPath = apiPath
         self.host = host; self.port = port; self.room = room; self.display = display
         self.pin = pin; self.token = token; self.apiSecret = apiSecret; self.prebuffer = prebuffer
     }
@@ -47,17 +64,32 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public init(uri: String, defaultDisplay: String = "kiosk") throws(EngineError) {
         // A pin given directly is left out of every message.
         let shown = Self.redacted(uri)
-        let example = "a room is janus://HOST:PORT/ROOM, e.g. janus://127.0.0.1:8088/1234?display=kiosk-7"
-        guard let components = URLComponents(string: uri), components.scheme?.lowercased() == "janus",
+        let example = "a room is http://HOST:PORT/janus?room=ROOM (WebRTC) or janus://HOST:PORT/ROOM (plain RTP), e.g. http://10.0.0.5:8088/janus?room=1234&display=kiosk-7"
+        guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(), ["janus", "http", "https"].contains(scheme),
               let bracketed = components.host, !bracketed.isEmpty else {
             throw .badEndpoint(shown, reason: example)
+        }
+        guard scheme != "https" else {
+            throw .badEndpoint(shown, reason: "HTTPS to Janus is not built into this version yet; on a network you trust give http:// (the room's audio is still encrypted, DTLS-SRTP; the join is not)")
         }
         // An IPv6 literal comes with its brackets ([::1]): the host is what is inside them.
         let host = bracketed.hasPrefix("[") && bracketed.hasSuffix("]") ? String(bracketed.dropFirst().dropLast()) : bracketed
         guard !host.isEmpty else { throw .badEndpoint(shown, reason: example) }
-        let path = components.path.split(separator: "/")
-        guard path.count == 1, let room = UInt64(path[0]) else {
-            throw .badEndpoint(shown, reason: "the room is a number after the host (AudioBridge rooms are numbered); \(example)")
+        let media: Media = scheme == "janus" ? .plainRTP : .webRTC
+        var room: UInt64?
+        if media == .plainRTP {
+            let path = components.path.split(separator: "/")
+            guard path.count == 1, let number = UInt64(path[0]) else {
+                throw .badEndpoint(shown, reason: "the room is a number after the host (AudioBridge rooms are numbered); \(example)")
+            }
+            room = number
+        } else {
+            guard components.path.count > 1 else { throw .badEndpoint(shown, reason: "the URI names Janus's API path, usually /janus; \(example)") }
+            guard let value = components.queryItems?.first(where: { $0.name == "room" })?.value else {
+                throw .badEndpoint(shown, reason: "room=ROOM is missing (AudioBridge rooms are numbered); \(example)")
+            }
+            guard let number = UInt64(value) else { throw .badEndpoint(shown, reason: "the room is a number, not '\(value)'") }
+            room = number
         }
         var display = defaultDisplay
         var pin: JanusSecret?, token: JanusSecret?, apiSecret: JanusSecret?
@@ -68,6 +100,8 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
         }
         for item in components.queryItems ?? [] {
             switch item.name {
+            case "room" where media == .webRTC:
+                continue
             case "display":
                 guard let value = item.value, !value.isEmpty, value.count <= 64 else { throw .badEndpoint(shown, reason: "display is a name of 1 to 64 characters") }
                 display = value
@@ -87,12 +121,13 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
             case "token", "apisecret":
                 throw .badEndpoint(shown, reason: "a \(item.name) is not taken on the command line, where ps and the shell history show it; put it in a file only you can read (chmod 600) and give \(item.name)-file=FILE")
             default:
-                throw .badEndpoint(shown, reason: "'\(item.name)' is not an option of a room (display, pin-file, token-file, apisecret-file, prebuffer)")
+                throw .badEndpoint(shown, reason: "'\(item.name)' is not an option of a room (\(media == .webRTC ? "room, " : "")display, pin-file, token-file, apisecret-file, prebuffer)")
             }
         }
         let port = components.port ?? Self.defaultPort
         guard (1...65_535).contains(port) else { throw .badEndpoint(shown, reason: "the port is 1 to 65535") }
-        self.init(host: host, port: port, room: room, display: display, pin: pin, token: token, apiSecret: apiSecret, prebuffer: prebuffer)
+        self.init(media: media, host: host, port: port, apiPath: media == .plainRTP ? "/janus" : components.path, room: room ?? 0, display: display,
+                  pin: pin, token: token, apiSecret: apiSecret, prebuffer: prebuffer)
     }
 
     /// `uri` with the value of a `pin=` (or a refused `token=`, `apisecret=`) given directly left out, for messages.
@@ -104,7 +139,14 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The HTTP API's URL.
-    var apiURL: URL? { URL(string: "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/janus") }
+    var apiURL: URL? { URL(string: "http://\(hostInURL):\(port)\(apiPath)") }
 
-    public var description: String { "janus://\(host.contains(":") ? "[\(host)]" : host):\(port)/\(room)" }
+    private var hostInURL: String { host.contains(":") ? "[\(host)]" : host }
+
+    public var description: String {
+        switch media {
+        case .plainRTP: return "janus://\(hostInURL):\(port)/\(room)"
+        case .webRTC: return "http://\(hostInURL):\(port)\(apiPath)?room=\(room)"
+        }
+    }
 }

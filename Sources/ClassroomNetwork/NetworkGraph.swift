@@ -11,6 +11,8 @@ public enum NetworkGraph {
         public static let decode = "peer-decode"
         /// RTP (rtp://, srtp:// or an SDP file): udpsrc [► srtpdec] ► rtpptdemux ► jitter buffer ► depayloader ► decoder.
         public static let udp = "peer-udp", decrypt = "peer-srtpdec", payloadDemux = "peer-ptdemux", jitter = "peer-jitter", depay = "peer-depay", decoder = "peer-decoder"
+        /// A WebRTC room's received stream, in its PeerConnection's pipeline: webrtcbin ► depayloader ► decoder ► the common tail.
+        public static let webRTCDepay = "room-depay", webRTCDecoder = "room-decoder"
     }
 
     /// The uplink sender's pipeline: appsrc ► mixer ► format ► tee, then one numbered branch per destination.
@@ -25,6 +27,9 @@ public enum NetworkGraph {
         public static func opusEncoder(_ number: Int) -> String { "uplink-opusenc-\(number)" }
         public static func payloader(_ number: Int) -> String { "uplink-pay-\(number)" }
         public static func encrypt(_ number: Int) -> String { "uplink-srtpenc-\(number)" }
+        /// A PeerConnection's RTP caps and its webrtcbin.
+        public static func rtpFormat(_ number: Int) -> String { "uplink-rtp-format-\(number)" }
+        public static func webRTC(_ number: Int) -> String { "uplink-webrtc-\(number)" }
         public static func resample(_ number: Int) -> String { "uplink-resample-\(number)" }
         public static func narrowband(_ number: Int) -> String { "uplink-8k-\(number)" }
         /// The G.711 encoder (`mulaw` or `alaw`).

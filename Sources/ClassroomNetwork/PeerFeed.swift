@@ -81,17 +81,7 @@ public final class PeerFeed: Sendable {
                 try pipeline.add(decode)
                 linkAudio(of: decode, to: entryPad)
             }
-            let counters = self.counters
-            let pushToken = try sink.onNewSample { sample in
-                guard let samples = sample.buffer?.int16Samples(), !samples.isEmpty else { return }
-                do {
-                    try input.push(samples)
-                    counters.lastPush.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-                    if counters.samples.add(samples.count, ordering: .relaxed).oldValue == 0 { counters.announce(.receiving) }
-                } catch {
-                    if counters.refused.add(1, ordering: .relaxed).newValue == 1 { logger.warning("peer \(input.id): the RTC input refused audio: \(error)") }
-                }
-            }
+            let pushToken = try PeerFeed.push(from: sink, into: input, counting: counters, logger: logger)
             tokens.withLock { $0.append(pushToken) }
         } catch let error as GStreamerError {
             throw .gstreamer(error)
@@ -100,8 +90,22 @@ public final class PeerFeed: Sendable {
         }
     }
 
+    /// Pushes what `sink` releases into `input`, counted in `counters`; the token keeps it going.
+    static func push(from sink: AppSink, into input: AudioInput, counting counters: PeerCounters, logger: Logger) throws(GStreamerError) -> SignalHandler {
+        try sink.onNewSample { sample in
+            guard let samples = sample.buffer?.int16Samples(), !samples.isEmpty else { return }
+            do {
+                try input.push(samples)
+                counters.lastPush.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+                if counters.samples.add(samples.count, ordering: .relaxed).oldValue == 0 { counters.announce(.receiving) }
+            } catch {
+                if counters.refused.add(1, ordering: .relaxed).newValue == 1 { logger.warning("peer \(input.id): the RTC input refused audio: \(error)") }
+            }
+        }
+    }
+
     /// queue ► convert ► resample ► the RTC format ► level ► appsink (sync=true: released in real time).
-    private static func makeTail(levelInterval: ClockTime) throws(GStreamerError) -> [Element] {
+    static func makeTail(levelInterval: ClockTime) throws(GStreamerError) -> [Element] {
         let sink = try AppSink.make(name: NetworkGraph.Peer.sink)
         try sink.configure(caps: format.caps, maxBuffers: 0, drop: false, sync: true)
         return [
@@ -181,7 +185,7 @@ public final class PeerFeed: Sendable {
     }
 
     /// Seconds of audio pushed into the engine.
-    public var secondsPushed: Double { Double(counters.samples.load(ordering: .relaxed)) / Double(PeerFeed.format.rate * PeerFeed.format.channels) }
+    public var secondsPushed: Double { counters.seconds }
 
     /// Pushes the engine refused.
     public var refusedPushes: Int { counters.refused.load(ordering: .relaxed) }
@@ -204,10 +208,7 @@ public final class PeerFeed: Sendable {
     public var level: Double? { counters.level.withLock { $0 } }
 
     /// Whether audio was pushed within the last half second.
-    public var isReceiving: Bool {
-        let last = counters.lastPush.load(ordering: .relaxed)
-        return last > 0 && DispatchTime.now().uptimeNanoseconds - last < 500_000_000
-    }
+    public var isReceiving: Bool { counters.isReceiving }
 
     deinit { stop() }
 }
@@ -230,6 +231,15 @@ final class PeerCounters: Sendable {
     let level = Mutex<Double?>(nil)
     /// Who hears about the feed, once it started.
     let handler = Mutex<(@Sendable (PeerFeed.Event) -> Void)?>(nil)
+
+    /// Seconds of audio pushed into the engine.
+    var seconds: Double { Double(samples.load(ordering: .relaxed)) / Double(PeerFeed.format.rate * PeerFeed.format.channels) }
+
+    /// Whether audio was pushed within the last half second.
+    var isReceiving: Bool {
+        let last = lastPush.load(ordering: .relaxed)
+        return last > 0 && DispatchTime.now().uptimeNanoseconds - last < 500_000_000
+    }
 
     /// Packets srtpdec dropped: they failed authentication.
     var srtpFailures: Int { max(0, srtpIn.load(ordering: .relaxed) - srtpOut.load(ordering: .relaxed)) }

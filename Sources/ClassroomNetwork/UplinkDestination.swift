@@ -1,4 +1,5 @@
 import ClassroomEngine
+import GStreamer
 
 /// Where an `UplinkSender` sends the processed microphone.
 public enum UplinkDestination: Sendable, Hashable, CustomStringConvertible {
@@ -6,6 +7,9 @@ public enum UplinkDestination: Sendable, Hashable, CustomStringConvertible {
     case wav(path: String)
     /// RTP over UDP (Opus or G.711), described by `RTPEndpoint.sessionDescription()`.
     case rtp(RTPEndpoint)
+    /// Opus RTP into a webrtcbin of the sender's own pipeline (`UplinkSender.webRTCBin`), whose
+    /// jitter buffers hold what it receives for `latency`: a WebRTC room's PeerConnection.
+    case webRTC(latency: ClockTime)
     /// Encoded nowhere, in real time (tests, and a kiosk whose RTC SDK takes the frames itself).
     case discard
 
@@ -13,6 +17,7 @@ public enum UplinkDestination: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .wav(let path): return "WAV file \(path)"
         case .rtp(let endpoint): return endpoint.description
+        case .webRTC: return "a WebRTC PeerConnection"
         case .discard: return "nowhere"
         }
     }

@@ -10,6 +10,7 @@ import Synchronization
 ///
 ///     appsrc ► audiomixer (live) ► tee ┬► queue ► opusenc ► rtpopuspay [► srtpenc] ► udpsink
 ///                                      ├► queue ► audioresample ► 8 kHz ► mulawenc|alawenc ► rtppcmupay|rtppcmapay ► udpsink
+///                                      ├► queue ► opusenc ► rtpopuspay ► webrtcbin (a room's PeerConnection)
 ///                                      └► queue ► wavenc ► filesink
 ///
 /// The uplink never goes absent: while no frames come (microphone off) the live mixer fills the
@@ -17,7 +18,8 @@ import Synchronization
 public final class UplinkSender: Sendable {
     /// Where it sends.
     public let destinations: [UplinkDestination]
-    private let pipeline: Pipeline
+    /// Internal: a WebRTC room adds its receiving chain to it, beside the webrtcbin.
+    let pipeline: Pipeline
     private let source: AppSource
     /// On the mixer's 10 ms output grid: each frame goes out as soon as it arrives.
     private let timeline = PushTimeline(tolerance: .milliseconds(40), grid: EngineGraph.frameDuration)
@@ -96,6 +98,17 @@ public final class UplinkSender: Sendable {
                     try ElementFactory.make("filesink", name: NetworkGraph.UplinkSender.file(number), properties: ["location": .string(path), "sync": false, "async": false])]
         case .discard:
             return [queue, try ElementFactory.make("fakesink", name: NetworkGraph.UplinkSender.discard(number), properties: ["sync": false, "async": false])]
+        case .webRTC(let latency):
+            // Linked, not add-transceiver: 1.22.0 then offers a second m-line, which Janus rejects (WEBRTC-NOTES).
+            return [queue,
+                    try UplinkSender.opusEncoder(packetTime: 20, forwardErrorCorrection: true, number: number),
+                    try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(UplinkSender.webRTCPayloadType))]),
+                    try ElementFactory.make("capsfilter", name: NetworkGraph.UplinkSender.rtpFormat(number), properties: [
+                        "caps": .caps(try Caps("application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,encoding-params=(string)2,payload=\(UplinkSender.webRTCPayloadType),useinbandfec=(string)1")),
+                    ]),
+                    try ElementFactory.make("webrtcbin", name: NetworkGraph.UplinkSender.webRTC(number), properties: [
+                        "bundle-policy": .enumNick("max-bundle"), "latency": .int(Int64(latency.milliseconds)),
+                    ])]
         case .rtp(let endpoint):
             var sinkProperties: ElementProperties = [
                 "host": .string(endpoint.address), "port": .int(Int64(endpoint.port)), "sync": false, "async": false,
@@ -115,7 +128,7 @@ public final class UplinkSender: Sendable {
             switch endpoint.codec {
             case .opus:
                 return [queue,
-                        try UplinkSender.opusEncoder(for: endpoint, number: number),
+                        try UplinkSender.opusEncoder(packetTime: endpoint.packetTime, forwardErrorCorrection: endpoint.forwardErrorCorrection, number: number),
                         try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(endpoint.payloadType))])]
                     + protection + [sink]
             case .pcmu, .pcma:
@@ -132,11 +145,11 @@ public final class UplinkSender: Sendable {
         }
     }
 
-    /// opusenc tuned for speech, one frame per packet of the endpoint's ptime; with FEC each packet
+    /// opusenc tuned for speech, one frame per packet of `packetTime` ms; with FEC each packet
     /// also carries a coarse copy of the previous one, which a receiver decodes when that one is lost.
-    private static func opusEncoder(for endpoint: RTPEndpoint, number: Int) throws(GStreamerError) -> Element {
-        var properties: ElementProperties = ["frame-size": .enumNick("\(endpoint.packetTime)"), "audio-type": .enumNick("voice")]
-        if endpoint.forwardErrorCorrection {
+    private static func opusEncoder(packetTime: Int, forwardErrorCorrection: Bool, number: Int) throws(GStreamerError) -> Element {
+        var properties: ElementProperties = ["frame-size": .enumNick("\(packetTime)"), "audio-type": .enumNick("voice")]
+        if forwardErrorCorrection {
             properties.append("inband-fec", true)
             // opusenc adds the FEC copy only when told to expect some loss.
             properties.append("packet-loss-percentage", .int(Int64(RTPEndpoint.expectedLossPercentage)))
@@ -250,6 +263,16 @@ public final class UplinkSender: Sendable {
     public var framesDropped: Int { dropped.load(ordering: .relaxed) }
     /// How many times the frames arrived too far from where the previous ones ended (a break in the uplink).
     public var resyncs: Int { timeline.resyncCount }
+    /// The payload type offered for Opus in a PeerConnection.
+    static let webRTCPayloadType = 111
+
+    /// The webrtcbin of the first `.webRTC` destination.
+    var webRTCBin: WebRTCBin? {
+        guard let number = destinations.firstIndex(where: { if case .webRTC = $0 { return true }; return false }),
+              let element = pipeline.element(named: NetworkGraph.UplinkSender.webRTC(number)) else { return nil }
+        return try? WebRTCBin(element)
+    }
+
     /// The session descriptions of the RTP destinations, in order.
     public var sessionDescriptions: [String] {
         destinations.compactMap { if case .rtp(let endpoint) = $0 { return endpoint.sessionDescription() }; return nil }

@@ -84,7 +84,7 @@ enum MouthToEarMeasurement {
         defer { a.stop(); b.stop() }
         var cleanups: [() -> Void] = []
         defer { for cleanup in cleanups.reversed() { cleanup() } }
-        var receiver: PeerFeed?
+        var jitterBufferDelay: () -> ClockTime? = { nil }
         switch path {
         case .direct:
             let port = try LocalPort.free(.udp)
@@ -96,7 +96,7 @@ enum MouthToEarMeasurement {
             let feed = try PeerFeed(source: .rtp(address: "127.0.0.1", port: port, payloadType: nil), input: input, logger: logger)
             try feed.start { _ in }
             cleanups.append { feed.stop() }
-            receiver = feed
+            jitterBufferDelay = { feed.jitterBufferDelay }
         case .janus(let port):
             let roomA = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-a"), engine: a.engine, logger: logger)
             let roomB = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-b"), engine: b.engine, logger: logger)
@@ -108,7 +108,7 @@ enum MouthToEarMeasurement {
             cleanups.append { roomB.leave() }
             guard joined.wait(timeout: .now() + 12) == .success, joined.wait(timeout: .now() + 12) == .success, roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join room 1234 on port \(port)") }
             forward.withLock { $0 = { roomA.send($0) } }
-            receiver = roomB.feed
+            jitterBufferDelay = { roomB.reception.jitterBuffer }
         }
         try a.connectMicrophone()
         let latency = b.engine.configuration.pipelineLatency
@@ -149,7 +149,7 @@ enum MouthToEarMeasurement {
         }
         guard !total.isEmpty else { throw BenchError("none of \(pushes.count) bursts reached kiosk B's output") }
         let median = total.median, microphone = capture.isEmpty ? Double.nan : capture.median
-        let jitterBuffer = receiver?.jitterBufferDelay?.milliseconds ?? 0
+        let jitterBuffer = jitterBufferDelay()?.milliseconds ?? 0
         let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + jitterBuffer + latency.milliseconds)
         let server = { if case .janus = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
         let parts = """

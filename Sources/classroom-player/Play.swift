@@ -31,9 +31,11 @@ struct Play: ParsableCommand {
     var uplink: [String] = []
 
     @Option(name: .long, help: ArgumentHelp(
-        "Join a Janus AudioBridge room as a plain-RTP participant: the microphone goes up, the room's mix comes in as the peer 'room'.",
-        discussion: "janus://HOST[:PORT]/ROOM[?display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N] (the HTTP API, port 8088 unless given). The files hold the room's pin, a token_auth token, an API secret; each readable by its owner only (chmod 600). prebuffer: the 20 ms packets Janus buffers from this kiosk before mixing it, 1-50 (4 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server is rejoined with backoff.",
-        valueName: "janus://host:port/room"))
+        "Join a Janus AudioBridge room: the microphone goes up, the room's mix comes in as the peer 'room'.",
+        discussion: "http://HOST[:PORT]/janus?room=ROOM[&…] joins as a WebRTC participant (ICE, DTLS-SRTP: the audio is encrypted; the HTTP join is not, so use it on a network you trust; needs gstreamer1.0-nice). "
+            + "janus://HOST[:PORT]/ROOM[?…] joins as a plain-RTP participant (unencrypted, for labs; the room must allow_rtp_participants). "
+            + "Options, in the query: display=NAME, pin-file=F, token-file=F, apisecret-file=F, prebuffer=N. The HTTP API is on port 8088 unless given. The files hold the room's pin, a token_auth token, an API secret; each readable by its owner only (chmod 600). prebuffer: the 20 ms packets Janus buffers from this kiosk before mixing it, 1-50 (4 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server or a failed connection is rejoined with backoff.",
+        valueName: "http://host:port/janus?room=N"))
     var room: String?
 
     @Option(name: .long, help: ArgumentHelp("Write the SDP describing the RTP uplink here (receivers such as gst-launch's sdpdemux, ffplay or VLC open it).", valueName: "path"))

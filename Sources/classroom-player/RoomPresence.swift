@@ -4,7 +4,7 @@ import ClassroomNetwork
 import Foundation
 import Synchronization
 
-/// The kiosk in a conferencing room (`--room janus://…`): joins it, says what happens to it as
+/// The kiosk in a conferencing room (`--room http://…/janus?room=N` or `janus://…`): joins it, says what happens to it as
 /// events, keeps this kiosk muted in the room whenever its microphone is off or the session is
 /// interrupted, and leaves it on every stop.
 final class RoomPresence: Sendable {
@@ -32,6 +32,14 @@ final class RoomPresence: Sendable {
             events.emit("room-warning", [("message", .string("the room's pin is visible on the command line (ps, the shell history, the unit file): "
                 + "put it in a file only this user can read (chmod 600) and give pin-file=FILE instead of pin="))])
         }
+        switch room.address.media {
+        case .plainRTP:
+            events.emit("room-warning", [("message", .string("the room's audio travels as plain RTP, unencrypted: anyone on the path can hear the class, and one who spoofs this kiosk's address "
+                + "can speak into the room; join over WebRTC (--room http://\(room.address.host):\(room.address.port)/janus?room=\(room.address.room)) where the server allows it"))])
+        case .webRTC:
+            events.emit("room-warning", [("message", .string("the room is joined over plain HTTP: the audio is encrypted (DTLS-SRTP), but the join, its token and pin cross the network "
+                + "in the clear; use this only on a network you trust"))])
+        }
         do {
             try room.join(muted: shouldBeMuted) { [events, address = room.address] event in
                 if case .refused(let reason) = event {
@@ -52,13 +60,14 @@ final class RoomPresence: Sendable {
 
     /// The room for `status`.
     var status: JSON {
-        .object([("address", .string(room.address.description)), ("display", .string(room.address.display)),
+        let reception = room.reception
+        return .object([("address", .string(room.address.description)), ("display", .string(room.address.display)),
                  ("joined", .bool(room.isJoined)), ("muted", .bool(room.isMuted)),
                  ("participants", .array(room.participants.map(RoomPresence.json))),
-                 ("receiving", .bool(room.feed.isReceiving)), ("level_db", .maybe(room.feed.level)),
-                 ("seconds", .number(room.feed.secondsPushed)), ("resyncs", .number(Double(room.input.timelineResyncs))),
+                 ("receiving", .bool(reception.receiving)), ("level_db", .maybe(reception.level)),
+                 ("seconds", .number(reception.seconds)), ("resyncs", .number(Double(room.input.timelineResyncs))),
                  ("dropped", .number(Double(room.input.droppedPushes))),
-                 ("jitter_buffer_ms", .maybe(room.feed.jitterBufferDelay.map { Double($0.milliseconds) }))])
+                 ("jitter_buffer_ms", .maybe(reception.jitterBuffer.map { Double($0.milliseconds) }))])
     }
 
     private static func json(_ participant: JanusRoom.Participant) -> JSON {

@@ -17,6 +17,37 @@ struct JanusRoomAddressTests {
         #expect(address.description.hasPrefix(uri.components(separatedBy: "?")[0].replacingOccurrences(of: "]/", with: "]:8088/")))
     }
 
+    @Test("http://HOST[:PORT]/PATH?room=N joins over WebRTC: the API at that path, the room from the query, the options beside it", arguments: [
+        ("http://10.0.0.5:8088/janus?room=2222&display=kiosk-7", "10.0.0.5", 8088, "http://10.0.0.5:8088/janus", 2222, "kiosk-7"),
+        ("http://janus.school.example/api/janus?display=k&room=9&prebuffer=2", "janus.school.example", 8088, "http://janus.school.example:8088/api/janus", 9, "k"),
+        ("http://[fd00::5]:9000/janus?room=1", "fd00::5", 9000, "http://[fd00::5]:9000/janus", 1, "kiosk"),
+    ])
+    func webRTC(uri: String, host: String, port: Int, api: String, room: UInt64, display: String) throws {
+        let address = try JanusRoomAddress(uri: uri)
+        #expect(address.media == .webRTC)
+        #expect(address.host == host && address.port == port && address.room == room && address.display == display)
+        #expect(address.apiURL?.absoluteString == api)
+        #expect(address.description == "\(api)?room=\(room)")
+        #expect(try JanusRoomAddress(uri: "janus://h/5").media == .plainRTP)
+    }
+
+    @Test("a WebRTC room needs its API path and a numbered room=; HTTPS is refused as not built, saying what to give instead", arguments: [
+        ("http://h:8088?room=1", "names Janus's API path"),
+        ("http://h:8088/janus", "room=ROOM is missing"),
+        ("http://h:8088/janus?room=abc", "the room is a number, not 'abc'"),
+        ("http://h:8088/janus?room=1&colour=red", "'colour' is not an option of a room (room, display"),
+        ("https://h:8089/janus?room=1", "HTTPS to Janus is not built into this version yet"),
+        ("ftp://h/janus?room=1", "a room is http://HOST:PORT/janus?room=ROOM (WebRTC) or janus://HOST:PORT/ROOM (plain RTP)"),
+    ])
+    func webRTCRefusals(uri: String, message: String) {
+        do {
+            _ = try JanusRoomAddress(uri: uri)
+            Issue.record("\(uri) was taken")
+        } catch {
+            #expect(error.description.contains(message), "\(error)")
+        }
+    }
+
     @Test("the kiosk receives the room on the address it reaches the Janus host from, IPv4 or IPv6", arguments: [("127.0.0.1", "127.0.0.1"), ("::1", "::1")])
     func localRoute(host: String, local: String) throws {
         #expect(try LocalRoute.sourceAddress(toward: host, port: 8088) == local)

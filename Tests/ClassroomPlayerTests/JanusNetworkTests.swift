@@ -18,18 +18,9 @@ struct JanusNetworkTests {
         try Fixtures.speech("Good morning class. Today we read the story of the little red hen, page twelve. Please open your books and follow the words.", at: voice, band: band)
         let timeline = folder.appendingPathComponent("mic.json")
         try #"[{"at": 0.2, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
-        let janusFolder = folder.appendingPathComponent("janus"), janusLog = folder.appendingPathComponent("janus.log")
-        try FileManager.default.createDirectory(at: janusFolder, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: janusLog.path, contents: nil)
-        let janus = Process()
-        janus.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        janus.arguments = net.exec(in: net.server, ["/bin/bash", Fixtures.root.appendingPathComponent("scripts/janus-server.sh").path, janusFolder.path, "8088", net.serverAddress])
-        janus.standardInput = FileHandle.nullDevice
-        janus.standardOutput = try FileHandle(forWritingTo: janusLog)
-        janus.standardError = janus.standardOutput
-        try janus.run()
-        defer { Fixtures.stop(janus) }
-        #expect(await waitUntil(timeout: .seconds(10)) { ((try? String(contentsOf: janusLog, encoding: .utf8)) ?? "").contains("HTTP webserver started") })
+        let janus = try JanusInNamespace(net, folder: folder)
+        defer { janus.stop() }
+        #expect(await janus.started(), "janus: \(janus.log)")
         func kiosk(_ name: String, _ options: [String]) throws -> (PlayerProcess, URL) {
             let events = folder.appendingPathComponent("events-\(name).jsonl")
             let command = [PlayerProcess.executable.path, "play", lesson.path, "--room", "janus://\(net.serverAddress):8088/1234?display=kiosk-\(name)",

@@ -1,0 +1,126 @@
+import ClassroomEngine
+import Dispatch
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+
+/// A kiosk's WebRTC PeerConnection into a Janus room (ICE, DTLS-SRTP), the kiosk the offerer: the
+/// uplink goes out through an `UplinkSender` whose destination is a webrtcbin, and the room's mix
+/// comes out of that webrtcbin into the room's engine input. One per join; a rejoin makes a new one.
+///
+///     UplinkSender: appsrc ► mixer ► tee ► queue ► opusenc ► rtpopuspay ► webrtcbin ═ Janus
+///     webrtcbin src_N ► rtpopusdepay ► opusdec ► PeerFeed's tail ► appsink ─► AudioInput.push
+///
+/// How webrtcbin 1.22 and Janus 1.1.2 meet, measured: docs/WEBRTC-NOTES.md.
+final class RoomPeerConnection: Sendable {
+    /// How long ICE may take to gather the kiosk's candidates (about 200 ms measured) before the
+    /// offer goes with those it has.
+    static let gatheringTimeout = DispatchTimeInterval.seconds(3)
+    /// How long the first RTP may take to reach webrtcbin (the live mixer's first output, tens of ms).
+    static let capsTimeout = DispatchTimeInterval.seconds(2)
+
+    private let sender: UplinkSender
+    private let webRTC: WebRTCBin
+    let counters = PeerCounters()
+    private let gathered = DispatchSemaphore(value: 0)
+    private let tokens = Mutex<[any AnyObject & Sendable]>([])
+    private let logger: Logger
+
+    /// Builds the connection; `onState` hears webrtcbin's connection-state nicks ("connecting",
+    /// "connected", "failed" …) on webrtcbin's threads. Nothing runs until `offer()`.
+    init(input: AudioInput, latency: ClockTime, logger: Logger, onState: @escaping @Sendable (String) -> Void) throws(EngineError) {
+        self.logger = logger
+        sender = try UplinkSender(destinations: [.webRTC(latency: latency)], logger: logger)
+        guard let webRTC = sender.webRTCBin else { throw .gstreamer(.failed("the uplink has no webrtcbin")) }
+        self.webRTC = webRTC
+        let gathered = self.gathered
+        let states = webRTC.onChange(of: ["connection-state", "ice-gathering-state"]) { property, nick in
+            if property == "ice-gathering-state" {
+                if nick == "complete" { gathered.signal() }
+            } else {
+                onState(nick)
+            }
+        }
+        let received = webRTC.element.onPadAdded { [weak self] pad in
+            guard pad.direction == .source, let self else { return }
+            do {
+                try receive(pad, into: input)
+            } catch {
+                logger.error("room: the room's audio cannot be decoded: \(error)")
+            }
+        }
+        let pipeline = sender.pipeline, counters = self.counters
+        let messages = pipeline.bus.subscribe { message in
+            switch message.view {
+            case .latency:
+                // The received chain joined, or a jitter buffer moved: the appsink releases audio by the new latency.
+                _ = pipeline.recalculateLatency()
+            case .element(let structure) where structure.name == "level" && message.source == NetworkGraph.Peer.level:
+                if let loudest = structure.doubles("rms")?.max() { counters.level.withLock { $0 = loudest } }
+            default:
+                break
+            }
+        }
+        tokens.withLock { $0 += states + [received, messages] }
+    }
+
+    /// Links a received stream: depayloader ► decoder (concealing losses) ► PeerFeed's tail ► the room's input.
+    private func receive(_ pad: Pad, into input: AudioInput) throws(GStreamerError) {
+        let chain = [
+            try ElementFactory.make("rtpopusdepay", name: NetworkGraph.Peer.webRTCDepay),
+            try ElementFactory.make("opusdec", name: NetworkGraph.Peer.webRTCDecoder, properties: ["plc": true]),
+        ] + (try PeerFeed.makeTail(levelInterval: .milliseconds(100)))
+        guard let first = chain.first, let sink = chain.last as? AppSink else { return }
+        try sender.pipeline.addLinked(chain)
+        let token = try PeerFeed.push(from: sink, into: input, counting: counters, logger: logger)
+        tokens.withLock { $0.append(token) }
+        // The room's audio starts a timeline of its own (a rejoin's too).
+        input.reanchor()
+        for element in chain.reversed() { try element.syncStateWithParent() }
+        try pad.link(to: try first.staticPad("sink"))
+        _ = sender.pipeline.recalculateLatency()
+    }
+
+    /// Starts the connection and makes its offer once the first RTP caps reached webrtcbin (they
+    /// carry the SSRC: an offer without a=ssrc had Janus 1.1.2 drop every packet as "Unknown SSRC"),
+    /// then ICE gathers the kiosk's candidates into it (no trickle: the join carries them all).
+    func offer() throws(EngineError) -> String {
+        try sender.start()
+        do {
+            let input = webRTC.element.pads.first { $0.direction == .sink }
+            let deadline = DispatchTime.now() + RoomPeerConnection.capsTimeout
+            while input?.currentCaps?.structure()?.has("ssrc") != true, DispatchTime.now() < deadline { usleep(10_000) }
+            guard input?.currentCaps?.structure()?.has("ssrc") == true else {
+                throw GStreamerError.failed("no RTP reached webrtcbin within \(RoomPeerConnection.capsTimeout) of the start: the uplink's encoder does not run")
+            }
+            let offer = try webRTC.createOffer()
+            try webRTC.setLocalDescription(offer, type: .offer)
+            if gathered.wait(timeout: .now() + RoomPeerConnection.gatheringTimeout) == .timedOut {
+                logger.warning("room: ICE gathered no complete set of candidates within 3 s; offering those it has")
+            }
+            return webRTC.localDescription ?? offer
+        } catch let error as GStreamerError {
+            throw .gstreamer(error)
+        } catch {
+            throw .gstreamer(.failed("\(error)"))
+        }
+    }
+
+    /// Takes Janus's answer: ICE checks start with the candidates in it, then DTLS.
+    func accept(answer: String) throws(EngineError) {
+        do { try webRTC.setRemoteDescription(answer, type: .answer) } catch { throw .gstreamer(error) }
+    }
+
+    /// Sends one uplink frame (silence fills the time between frames).
+    func send(_ frame: UplinkFrame) { sender.send(frame) }
+
+    /// Closes the connection: straight to NULL, no EOS (an EOS before DTLS is up deadlocks webrtcbin 1.22: WEBRTC-NOTES).
+    func stop() {
+        sender.stop()
+        tokens.withLock { $0.removeAll() }
+    }
+
+    /// The connection state now ("new", "connecting", "connected", "disconnected", "failed", "closed").
+    var state: String { (try? webRTC.element.enumNick("connection-state")) ?? "unknown" }
+}

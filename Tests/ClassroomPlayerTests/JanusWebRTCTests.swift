@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+/// The room joined over WebRTC (ICE, DTLS-SRTP), in a room that takes no plain RTP: Janus in one
+/// network namespace, the kiosks in another (libnice gathers no candidates on loopback).
+@Suite("classroom-player: a Janus room over WebRTC", .serialized)
+struct JanusWebRTCTests {
+    @Test("two kiosks join room 2222 (allow_rtp_participants off) over WebRTC and hear each other; a plain-RTP join of it is refused, pointing at WebRTC",
+          .enabled(if: NetworkNamespaces.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/janus")))
+    func twoKiosksOverWebRTC() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let net = try NetworkNamespaces()
+        defer { net.tearDown() }
+        let lesson = folder.appendingPathComponent("silence.wav"), voice = folder.appendingPathComponent("a.wav"), other = folder.appendingPathComponent("b.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 12, volume: 0)
+        // Speech in two bands, one per kiosk (the voice profile's noise suppression takes a steady tone away).
+        let speechBand = 200...900, otherBand = 1500...3000
+        try Fixtures.speech("Good morning class. Today we read the story of the little red hen, page twelve. Please open your books and follow the words.", at: voice, band: speechBand)
+        try Fixtures.speech("Thank you teacher. I have found page twelve, and the little red hen is planting the wheat all by herself.", at: other, band: otherBand)
+        let timeline = folder.appendingPathComponent("mic.json")
+        try #"[{"at": 0.2, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let janus = try JanusInNamespace(net, folder: folder)
+        defer { janus.stop() }
+        #expect(await janus.started(), "janus: \(janus.log)")
+        func kiosk(_ name: String, room: String, _ options: [String]) throws -> (PlayerProcess, URL) {
+            let events = folder.appendingPathComponent("events-\(name).jsonl")
+            let command = [PlayerProcess.executable.path, "play", lesson.path, "--room", room, "--events", events.path, "--no-stdin"] + options
+            return (try PlayerProcess(net.exec(in: net.kiosks, command), in: folder, executable: URL(fileURLWithPath: "/usr/sbin/ip")), events)
+        }
+        let api = "http://\(net.serverAddress):8088/janus?room=2222"
+        let wavA = folder.appendingPathComponent("kiosk-a.wav"), wavB = folder.appendingPathComponent("kiosk-b.wav")
+        let (a, eventsA) = try kiosk("a", room: api + "&display=kiosk-a", ["--mic", voice.path, "--script", timeline.path, "--output", "wav:\(wavA.path)"])
+        let (b, eventsB) = try kiosk("b", room: api + "&display=kiosk-b", ["--mic", other.path, "--script", timeline.path, "--output", "wav:\(wavB.path)"])
+        let (plain, _) = try kiosk("plain", room: "janus://\(net.serverAddress):8088/2222", ["--mic", "none", "--output", "null"])
+        let statusA = try await a.exitStatus(within: .seconds(40)), statusB = try await b.exitStatus(within: .seconds(40))
+        let plainStatus = try await plain.exitStatus(within: .seconds(20))
+
+        let joinedA = Fixtures.events(eventsA, named: "room-joined").first?["t"] as? Double
+        let joinedB = Fixtures.events(eventsB, named: "room-joined").first?["t"] as? Double
+        let from = max(joinedA ?? 0, joinedB ?? 0) + 1.5
+        let bHearsA = try Fixtures.bandLevel(wavB, from: from, to: 11.5, band: speechBand)
+        let aHearsB = try Fixtures.bandLevel(wavA, from: from, to: 11.5, band: otherBand)
+        let aHearsItself = try Fixtures.bandLevel(wavA, from: from, to: 11.5, band: speechBand)
+        print("FIGURE WebRTC room: joined A \(joinedA.map { String(format: "%.2f", $0) } ?? "-") s, B \(joinedB.map { String(format: "%.2f", $0) } ?? "-") s; "
+              + "B hears A \(String(format: "%.1f", bHearsA)) dBFS, A hears B \(String(format: "%.1f", aHearsB)) dBFS, A hears itself \(String(format: "%.1f", aHearsItself)) dBFS")
+        #expect(joinedA != nil && joinedB != nil, "a: \(a.stderr)\nb: \(b.stderr)\njanus: \(janus.log.suffix(3000))")
+        #expect(statusA == 0 && statusB == 0, "a: \(a.stderr)\nb: \(b.stderr)")
+        #expect(bHearsA > -50, "B hears A: \(bHearsA) dBFS")
+        #expect(aHearsB > -50, "A hears B: \(aHearsB) dBFS")
+        #expect(aHearsItself < bHearsA - 20, "the room's mix leaves A's own voice out: \(aHearsItself) dBFS")
+        let warning = Fixtures.events(eventsA, named: "room-warning").compactMap { $0["message"] as? String }
+        #expect(warning.contains { $0.contains("encrypted (DTLS-SRTP)") && $0.contains("in the clear") }, "\(warning)")
+        #expect(Fixtures.events(eventsA, named: "room-lost").isEmpty && Fixtures.events(eventsB, named: "room-silent").isEmpty)
+
+        #expect(plainStatus == 1, "a plain-RTP join of a room without plain RTP: \(plain.stderr)")
+        #expect(plain.stderr.contains("does not take plain-RTP participants; join it over WebRTC"), "\(plain.stderr)")
+    }
+}
