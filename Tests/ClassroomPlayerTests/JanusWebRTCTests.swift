@@ -56,4 +56,52 @@ struct JanusWebRTCTests {
         #expect(plainStatus == 1, "a plain-RTP join of a room without plain RTP: \(plain.stderr)")
         #expect(plain.stderr.contains("does not take plain-RTP participants; join it over WebRTC"), "\(plain.stderr)")
     }
+
+    @Test("Janus killed mid-class and restarted: the WebRTC kiosk says room-lost, rejoins with a new PeerConnection and hears the other again",
+          .enabled(if: NetworkNamespaces.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/janus")))
+    func rejoinAfterServerLoss() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let net = try NetworkNamespaces()
+        defer { net.tearDown() }
+        let lesson = folder.appendingPathComponent("silence.wav"), voice = folder.appendingPathComponent("a.wav"), looped = folder.appendingPathComponent("a3.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 22, volume: 0)
+        let band = 200...900
+        try Fixtures.speech("Good morning class. Today we read the story of the little red hen, page twelve. Please open your books and follow the words.", at: voice, band: band)
+        let repeated = try Fixtures.start("/usr/bin/sox", [voice.path, voice.path, voice.path, voice.path, looped.path])
+        repeated.waitUntilExit()
+        let timeline = folder.appendingPathComponent("mic.json")
+        try #"[{"at": 0.2, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        var janus = try JanusInNamespace(net, folder: folder)
+        defer { janus.stop() }
+        #expect(await janus.started(), "janus: \(janus.log)")
+        let api = "http://\(net.serverAddress):8088/janus?room=2222"
+        func kiosk(_ name: String, _ options: [String]) throws -> (PlayerProcess, URL) {
+            let events = folder.appendingPathComponent("events-\(name).jsonl")
+            let command = [PlayerProcess.executable.path, "play", lesson.path, "--room", api + "&display=kiosk-\(name)", "--events", events.path, "--no-stdin"] + options
+            return (try PlayerProcess(net.exec(in: net.kiosks, command), in: folder, executable: URL(fileURLWithPath: "/usr/sbin/ip")), events)
+        }
+        let wavB = folder.appendingPathComponent("kiosk-b.wav")
+        let (a, _) = try kiosk("a", ["--mic", looped.path, "--script", timeline.path, "--output", "null"])
+        let (b, eventsB) = try kiosk("b", ["--mic", "none", "--output", "wav:\(wavB.path)"])
+        #expect(await waitUntil(timeout: .seconds(10)) { !Fixtures.events(eventsB, named: "room-joined").isEmpty })
+        try await Task.sleep(for: .seconds(4))
+        janus.stop()
+        #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(eventsB, named: "room-lost").isEmpty })
+        janus = try JanusInNamespace(net, folder: folder)
+        #expect(await janus.started(), "janus: \(janus.log)")
+        #expect(await waitUntil(timeout: .seconds(12)) { Fixtures.events(eventsB, named: "room-joined").count >= 2 })
+        _ = try await a.exitStatus(within: .seconds(40))
+        let statusB = try await b.exitStatus(within: .seconds(40))
+
+        let joined = Fixtures.events(eventsB, named: "room-joined").compactMap { $0["t"] as? Double }
+        let lostAt = Fixtures.events(eventsB, named: "room-lost").first?["t"] as? Double ?? 0
+        let rejoinedAt = joined.dropFirst().first ?? 21
+        let before = try Fixtures.bandLevel(wavB, from: (joined.first ?? 0) + 1.5, to: lostAt - 0.2, band: band)
+        let after = try Fixtures.bandLevel(wavB, from: rejoinedAt + 1.5, to: 21, band: band)
+        print("FIGURE WebRTC rejoin: B joined at \(joined) s, lost at \(String(format: "%.2f", lostAt)) s; B hears A \(String(format: "%.1f", before)) dBFS before, \(String(format: "%.1f", after)) dBFS after the rejoin")
+        #expect(statusB == 0, "stderr: \(b.stderr)")
+        #expect(joined.count >= 2 && rejoinedAt > lostAt, "\(joined), lost at \(lostAt)")
+        #expect(before > -50 && after > -50, "before \(before), after \(after)")
+    }
 }
