@@ -21,6 +21,7 @@ struct JanusNetworkTests {
         let janus = try JanusInNamespace(net, folder: folder)
         defer { janus.stop() }
         #expect(await janus.started(), "janus: \(janus.log)")
+        let capture = try await PacketCapture(net, namespace: net.server, interface: net.serverInterface, seconds: 14, folder: folder)
         func kiosk(_ name: String, _ options: [String]) throws -> (PlayerProcess, URL) {
             let events = folder.appendingPathComponent("events-\(name).jsonl")
             let command = [PlayerProcess.executable.path, "play", lesson.path, "--room", "janus://\(net.serverAddress):8088/1234?display=kiosk-\(name)",
@@ -40,6 +41,11 @@ struct JanusNetworkTests {
         #expect(statusB == 0, "stderr: \(b.stderr)")
         #expect(heard > -50, "B hears A: \(heard) dBFS")
         #expect(Fixtures.events(eventsB, named: "room-silent").isEmpty)
+        // The plain-RTP room as a listener on the path sees it (what JanusWebRTCTests shows encrypted): Opus in the clear.
+        await capture.finish()
+        let wire = try capture.summary()
+        print("FIGURE on the wire of the plain-RTP room: \(wire)")
+        #expect(wire.rtp > 500 && wire.opusFirstBytes.count < 16 && wire.dtls == 0, "\(wire)")
     }
 
     @Test("a joined room that delivers no audio raises 1025 on rtc-room and says why (room-silent)")

@@ -28,6 +28,7 @@ struct JanusWebRTCTests {
             let command = [PlayerProcess.executable.path, "play", lesson.path, "--room", room, "--events", events.path, "--no-stdin"] + options
             return (try PlayerProcess(net.exec(in: net.kiosks, command), in: folder, executable: URL(fileURLWithPath: "/usr/sbin/ip")), events)
         }
+        let capture = try await PacketCapture(net, namespace: net.server, interface: net.serverInterface, seconds: 14, folder: folder)
         let api = "http://\(net.serverAddress):8088/janus?room=2222"
         let wavA = folder.appendingPathComponent("kiosk-a.wav"), wavB = folder.appendingPathComponent("kiosk-b.wav")
         let (a, eventsA) = try kiosk("a", room: api + "&display=kiosk-a", ["--mic", voice.path, "--script", timeline.path, "--output", "wav:\(wavA.path)"])
@@ -52,6 +53,14 @@ struct JanusWebRTCTests {
         let warning = Fixtures.events(eventsA, named: "room-warning").compactMap { $0["message"] as? String }
         #expect(warning.contains { $0.contains("encrypted (DTLS-SRTP)") && $0.contains("in the clear") }, "\(warning)")
         #expect(Fixtures.events(eventsA, named: "room-lost").isEmpty && Fixtures.events(eventsB, named: "room-silent").isEmpty)
+
+        // What a listener on the path sees: ICE, the DTLS handshake, and RTP whose Opus payloads are encrypted
+        // (their first byte spread over the byte's range; Opus in the clear repeats a few TOC bytes).
+        await capture.finish()
+        let wire = try capture.summary()
+        print("FIGURE on the wire between the kiosks and Janus: \(wire)")
+        #expect(wire.stun > 0 && wire.dtls > 0, "\(wire)")
+        #expect(wire.rtp > 500 && wire.opusFirstBytes.count > 128, "\(wire)")
 
         #expect(plainStatus == 1, "a plain-RTP join of a room without plain RTP: \(plain.stderr)")
         #expect(plain.stderr.contains("does not take plain-RTP participants; join it over WebRTC"), "\(plain.stderr)")

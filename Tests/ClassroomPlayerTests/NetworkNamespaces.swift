@@ -9,6 +9,8 @@ final class NetworkNamespaces: @unchecked Sendable {
     let kiosks: String
     let serverAddress: String
     let kioskAddress: String
+    /// The server's end of the veth pair: what crosses between the hosts passes it.
+    let serverInterface: String
 
     /// Whether namespaces can be made here (root, iproute2).
     static var available: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") }
@@ -20,6 +22,7 @@ final class NetworkNamespaces: @unchecked Sendable {
         serverAddress = "10.201.\(n).1"
         kioskAddress = "10.201.\(n).2"
         let serverEnd = "crj\(n)", kioskEnd = "crk\(n)"
+        serverInterface = serverEnd
         let steps = [
             ["netns", "add", server], ["netns", "add", kiosks],
             ["link", "add", serverEnd, "type", "veth", "peer", "name", kioskEnd],
