@@ -53,6 +53,18 @@ let package = Package(
             name: "DBus",
             dependencies: ["CGIO"]
         ),
+        // OpenSSL's TLS client (libssl), for the Janus API over HTTPS.
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // A TLS client over a connected socket, verified against the system's CAs or a given one: the only target that imports COpenSSL.
+        .target(
+            name: "TLS",
+            dependencies: ["COpenSSL"]
+        ),
         // Safe Swift bindings: the only target that imports CGStreamer.
         .target(
             name: "GStreamer",
@@ -72,7 +84,7 @@ let package = Package(
         // sender, RTP endpoints and the Janus room; it feeds the engine's inputs and sends its uplink.
         .target(
             name: "ClassroomNetwork",
-            dependencies: ["ClassroomEngine", "GStreamer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["ClassroomEngine", "GStreamer", "TLS", .product(name: "Logging", package: "swift-log")]
         ),
         // Real signals through the engine and what comes out: shared by the engine tests and the benchmark.
         .target(

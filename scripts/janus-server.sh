@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs a private Janus (Debian's `janus`) in the foreground for tests and the benchmark: its own
-# config folder with the HTTP API on 127.0.0.1:PORT only, the AudioBridge with three 48 kHz rooms
-# (1234 takes plain-RTP participants, 2222 does not, 3333 has a pin), every other plugin,
-# transport and logger disabled.
+# config folder with the HTTP API on 127.0.0.1:PORT only, the AudioBridge with four 48 kHz rooms
+# (1234 takes plain-RTP participants, 2222 does not, 3333 has a pin, 4444 has a pin and takes no
+# plain RTP), every other plugin, transport and logger disabled.
 #
 # Credentials come from files in CONFIG_DIR, never from the command line: room_pin (room 3333's
 # pin; "secret" without it), token_auth_secret (turns on token_auth with that secret: tokens are
 # EXPIRY,janus,janus.plugin.audiobridge:base64(HMAC-SHA1(secret, what precedes the colon))) and
-# api_secret (Janus then also takes that as "apisecret"; either one admits a request).
+# api_secret (Janus then also takes that as "apisecret"; either one admits a request). With
+# https_cert.pem and https_key.pem there, the API is HTTPS only (on the same PORT).
 #
 #   scripts/janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]
 #
@@ -38,10 +39,18 @@ loggers: { disable = "libjanus_jsonlog.so" }
 events: { broadcast = false }
 JCFG
 
-cat > "$dir/janus.transport.http.jcfg" <<JCFG
+if [[ -f $dir/https_cert.pem && -f $dir/https_key.pem ]]; then
+  cat > "$dir/janus.transport.http.jcfg" <<JCFG
+general: { json = "plain", base_path = "/janus", http = false, https = true, secure_port = $port, secure_ip = "$address" }
+admin: { admin_http = false }
+certificates: { cert_pem = "$dir/https_cert.pem", cert_key = "$dir/https_key.pem" }
+JCFG
+else
+  cat > "$dir/janus.transport.http.jcfg" <<JCFG
 general: { json = "plain", base_path = "/janus", http = true, port = $port, ip = "$address", https = false }
 admin: { admin_http = false }
 JCFG
+fi
 
 # local_ip: without it Janus names the host's first interface address for RTP, and packets sent
 # to 127.0.0.1 never arrive (shared/RTC-NOTES.md).
@@ -50,6 +59,7 @@ general: { local_ip = "$address" }
 room-1234: { description = "Class 1234", sampling_rate = 48000, allow_rtp_participants = true }
 room-2222: { description = "No plain RTP", sampling_rate = 48000 }
 room-3333: { description = "With a pin", sampling_rate = 48000, pin = "$pin", allow_rtp_participants = true }
+room-4444: { description = "WebRTC only, with a pin", sampling_rate = 48000, pin = "$pin" }
 JCFG
 
 exec janus -F "$dir" -C "$dir/janus.jcfg"

@@ -1,4 +1,5 @@
 import Foundation
+import TLS
 
 /// The HTTP exchanges of `JanusProtocol`, over a plain TCP socket so that the kiosk takes from a
 /// server only what it asked for: a reply larger than `maxReplyBytes` is cut off when it passes
@@ -16,6 +17,8 @@ enum JanusHTTP {
         case tooLarge(bytes: Int)
         /// No reply: refused, unreachable, timed out, or cut short.
         case failed(String)
+        /// HTTPS: the server's certificate failed verification, or no TLS could be spoken with it.
+        case untrusted(String)
     }
 
     /// Janus's largest replies (a long poll of 10 events with a full room each) stay far below this.
@@ -23,14 +26,26 @@ enum JanusHTTP {
     /// A status line and headers larger than this are not Janus's.
     private static let maxHeaderBytes = 16 << 10
 
-    /// `method` `path` (with its query) on `host`:`port`, with a JSON `body`, within `timeout`.
-    static func exchange(host: String, port: Int, method: String, path: String, body: Data?, timeout: TimeInterval) -> Outcome {
+    /// `method` `path` (with its query) on `host`:`port`, with a JSON `body`, within `timeout`;
+    /// over TLS with `trust` (HTTPS), never without verifying the server.
+    static func exchange(host: String, port: Int, trust: TLSSession.Trust? = nil, method: String, path: String, body: Data?, timeout: TimeInterval) -> Outcome {
         let deadline = Date().addingTimeInterval(timeout)
-        let socket: TCPConnection
+        var socket: TCPConnection
         do {
             socket = try TCPConnection(host: host, port: port, deadline: deadline)
         } catch {
             return .failed(error.why)
+        }
+        if let trust {
+            do {
+                try socket.secure(host: host, trust: trust, deadline: deadline)
+            } catch {
+                socket.close()
+                switch error {
+                case .untrusted(let why), .handshake(let why): return .untrusted(why)
+                default: return .failed(error.why)
+                }
+            }
         }
         defer { socket.close() }
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"

@@ -1,5 +1,6 @@
 import ClassroomEngine
 import Foundation
+import TLS
 
 /// Janus's HTTP API and its AudioBridge plugin, as a plain-RTP or WebRTC participant uses them — every
 /// request, reply and event of the protocol is in this file (janus.conf.meetecho.com/docs/rest,
@@ -20,6 +21,8 @@ struct JanusProtocol: Sendable {
         case audioBridge(code: Int, reason: String)
         /// This kiosk cannot take part as asked (e.g. no WebRTC elements installed).
         case local(String)
+        /// HTTPS: the server's certificate fails verification, or it speaks no TLS there.
+        case untrusted(String)
 
         var description: String {
             switch self {
@@ -29,6 +32,7 @@ struct JanusProtocol: Sendable {
             case .janus(let code, let reason): return "Janus refused: \(reason) (\(code))"
             case .audioBridge(let code, let reason): return "the AudioBridge refused: \(reason) (\(code))"
             case .local(let why): return "this kiosk cannot join as asked: \(why)"
+            case .untrusted(let why): return "the server is not trusted: \(why)"
             }
         }
 
@@ -36,7 +40,7 @@ struct JanusProtocol: Sendable {
         var isTransient: Bool {
             switch self {
             case .unreachable, .serverError: return true
-            case .notJanus, .janus, .audioBridge, .local: return false
+            case .notJanus, .janus, .audioBridge, .local, .untrusted: return false
             }
         }
     }
@@ -92,6 +96,8 @@ struct JanusProtocol: Sendable {
     var token: String? = nil
     /// Janus's API secret, sent as "apisecret" in every request; nil when the server wants none.
     var apiSecret: String? = nil
+    /// HTTPS: whom the server's certificate must be signed by; nil for plain HTTP.
+    var trust: TLSSession.Trust? = nil
 
     // MARK: Session and handle
 
@@ -121,7 +127,7 @@ struct JanusProtocol: Sendable {
     /// `leave` and `destroy`, waiting at most `seconds` for a server that is gone or hangs: Janus
     /// drops the session itself after its timeout, and a stop does not wait longer for it.
     func farewell(session: UInt64, handle: UInt64?, within seconds: TimeInterval) {
-        let quick = JanusProtocol(url: url, timeout: seconds / 2, token: token, apiSecret: apiSecret)
+        let quick = JanusProtocol(url: url, timeout: seconds / 2, token: token, apiSecret: apiSecret, trust: trust)
         let told = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             if let handle { try? quick.leave(session: session, handle: handle) }
@@ -260,9 +266,11 @@ struct JanusProtocol: Sendable {
         let host = (target.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let path = target.path + (target.query.map { "?\($0)" } ?? "")
         let data = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) }
-        switch JanusHTTP.exchange(host: host, port: target.port ?? 80, method: body == nil ? "GET" : "POST", path: path, body: data, timeout: timeout) {
+        switch JanusHTTP.exchange(host: host, port: target.port ?? (trust == nil ? 80 : 443), trust: trust, method: body == nil ? "GET" : "POST", path: path, body: data, timeout: timeout) {
         case .failed(let why):
             throw .unreachable(why)
+        case .untrusted(let why):
+            throw .untrusted(why)
         case .tooLarge(let bytes):
             throw .notJanus("a reply at \(target.path) of more than \(JanusHTTP.maxReplyBytes / 1024) KiB (\(bytes / 1024) KiB came) was cut off; Janus's replies are a few KiB")
         case .redirected(let status, let location):

@@ -32,6 +32,9 @@ extension JanusRoom {
             return "Janus has no AudioBridge: \(reason) (460); enable janus.plugin.audiobridge on the server"
         case .janus(let code, let reason):
             return "Janus refused: \(reason) (\(code))"
+        case .untrusted(let why):
+            return "https://\(address.host):\(address.port) \(why); give ca=FILE (the PEM of the CA that signed the server's certificate) in the room URI, "
+                + "or give the server a certificate for \(address.host) that \(address.trust?.description ?? "the system's CAs") trust"
         case .unreachable, .serverError, .local:
             return failure.description
         }

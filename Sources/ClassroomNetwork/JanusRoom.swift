@@ -64,7 +64,7 @@ public final class JanusRoom: Sendable {
         guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
         self.address = address
         self.engine = engine
-        self.api = JanusProtocol(url: url, timeout: 5, token: address.token?.value, apiSecret: address.apiSecret?.value)
+        self.api = JanusProtocol(url: url, timeout: 5, token: address.token?.value, apiSecret: address.apiSecret?.value, trust: address.trust)
         self.logger = logger
         if case .fixed(let delay) = jitterBuffer { webRTCLatency = delay } else { webRTCLatency = JanusRoom.webRTCJitterBuffer }
         input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)

@@ -1,12 +1,14 @@
 import ClassroomEngine
 import Foundation
+import TLS
 
 /// A Janus AudioBridge room reached over Janus's HTTP API, in one of two forms:
-/// - `http://HOST[:PORT]/PATH?room=ID[&…]` joins as a WebRTC participant (DTLS-SRTP; `PATH` is the
-///   API's, usually `/janus`);
+/// - `https://HOST[:PORT]/PATH?room=ID[&ca=FILE&…]` (or `http://` on a trusted LAN) joins as a WebRTC
+///   participant (DTLS-SRTP; `PATH` is the API's, usually `/janus`; the server's certificate is
+///   verified against the system's CAs or the CA in FILE);
 /// - `janus://HOST[:PORT]/ROOM[?…]` joins as a plain-RTP participant (unencrypted, for labs),
 ///   the API at `http://HOST:PORT/janus`.
-/// Port 8088 unless given; the options are `display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N`.
+/// Port 8088 (8089 for https) unless given; the options are `display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N`.
 /// Credentials come from files only their owner can read (`JanusSecret`); a `pin=` given directly
 /// still works but is on the command line (`pinOnCommandLine`).
 public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
@@ -22,6 +24,8 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public let media: Media
     /// The HTTP API's path (`/janus` for `janus://`).
     public let apiPath: String
+    /// HTTPS: whom the server's certificate must be signed by; nil for plain HTTP.
+    public let trust: TLSSession.Trust?
     /// The server's host.
     public let host: String
     /// The HTTP API's port.
@@ -41,6 +45,8 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Janus's HTTP port unless one is given.
     public static let defaultPort = 8088
+    /// Janus's HTTPS port unless one is given.
+    public static let defaultSecurePort = 8089
     /// The prebuffer unless one is given: 4 packets (80 ms), the fewest with no gap in any loopback
     /// run (3 had gaps in some, 1 and 2 in most; the AudioBridge's own default is 6: README).
     public static let defaultPrebuffer = 4
@@ -48,9 +54,10 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public static let prebufferRange = 1...50
 
     /// An address from its parts.
-    public init(media: Media = .plainRTP, host: String, port: Int = JanusRoomAddress.defaultPort, apiPath: String = "/janus", room: UInt64, display: String,
-                pin: JanusSecret? = nil, token: JanusSecret? = nil, apiSecret: JanusSecret? = nil, prebuffer: Int = JanusRoomAddress.defaultPrebuffer) {
-        self.media = media; self.apiPath = apiPath
+    public init(media: Media = .plainRTP, host: String, port: Int = JanusRoomAddress.defaultPort, apiPath: String = "/janus", trust: TLSSession.Trust? = nil,
+                room: UInt64, display: String, pin: JanusSecret? = nil, token: JanusSecret? = nil, apiSecret: JanusSecret? = nil,
+                prebuffer: Int = JanusRoomAddress.defaultPrebuffer) {
+        self.media = media; self.apiPath = apiPath; self.trust = trust
         self.host = host; self.port = port; self.room = room; self.display = display
         self.pin = pin; self.token = token; self.apiSecret = apiSecret; self.prebuffer = prebuffer
     }
@@ -68,9 +75,6 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
         guard let components = URLComponents(string: uri), let scheme = components.scheme?.lowercased(), ["janus", "http", "https"].contains(scheme),
               let bracketed = components.host, !bracketed.isEmpty else {
             throw .badEndpoint(shown, reason: example)
-        }
-        guard scheme != "https" else {
-            throw .badEndpoint(shown, reason: "HTTPS to Janus is not built into this version yet; on a network you trust give http:// (the room's audio is still encrypted, DTLS-SRTP; the join is not)")
         }
         // An IPv6 literal comes with its brackets ([::1]): the host is what is inside them.
         let host = bracketed.hasPrefix("[") && bracketed.hasSuffix("]") ? String(bracketed.dropFirst().dropLast()) : bracketed
@@ -94,6 +98,7 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
         var display = defaultDisplay
         var pin: JanusSecret?, token: JanusSecret?, apiSecret: JanusSecret?
         var prebuffer = Self.defaultPrebuffer
+        var caFile: String?
         func file(_ item: URLQueryItem) throws(EngineError) -> String {
             guard let path = item.value, !path.isEmpty else { throw .badEndpoint(shown, reason: "\(item.name) names a file, e.g. \(item.name)=/etc/classroom/room.\(item.name.prefix { $0 != "-" })") }
             return path
@@ -102,6 +107,12 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
             switch item.name {
             case "room" where media == .webRTC:
                 continue
+            case "ca" where scheme == "https":
+                let path = try file(item)
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw .badEndpoint(shown, reason: "the CA file \(path) cannot be read; ca= names a PEM file with the CA that signed the server's certificate")
+                }
+                caFile = path
             case "display":
                 guard let value = item.value, !value.isEmpty, value.count <= 64 else { throw .badEndpoint(shown, reason: "display is a name of 1 to 64 characters") }
                 display = value
@@ -121,12 +132,13 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
             case "token", "apisecret":
                 throw .badEndpoint(shown, reason: "a \(item.name) is not taken on the command line, where ps and the shell history show it; put it in a file only you can read (chmod 600) and give \(item.name)-file=FILE")
             default:
-                throw .badEndpoint(shown, reason: "'\(item.name)' is not an option of a room (\(media == .webRTC ? "room, " : "")display, pin-file, token-file, apisecret-file, prebuffer)")
+                throw .badEndpoint(shown, reason: "'\(item.name)' is not an option of a room (\(media == .webRTC ? "room, " : "")\(scheme == "https" ? "ca, " : "")display, pin-file, token-file, apisecret-file, prebuffer)")
             }
         }
-        let port = components.port ?? Self.defaultPort
+        let port = components.port ?? (scheme == "https" ? Self.defaultSecurePort : Self.defaultPort)
         guard (1...65_535).contains(port) else { throw .badEndpoint(shown, reason: "the port is 1 to 65535") }
-        self.init(media: media, host: host, port: port, apiPath: media == .plainRTP ? "/janus" : components.path, room: room ?? 0, display: display,
+        self.init(media: media, host: host, port: port, apiPath: media == .plainRTP ? "/janus" : components.path,
+                  trust: scheme == "https" ? TLSSession.Trust(caFile: caFile) : nil, room: room ?? 0, display: display,
                   pin: pin, token: token, apiSecret: apiSecret, prebuffer: prebuffer)
     }
 
@@ -139,14 +151,14 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The HTTP API's URL.
-    var apiURL: URL? { URL(string: "http://\(hostInURL):\(port)\(apiPath)") }
+    var apiURL: URL? { URL(string: "\(trust == nil ? "http" : "https")://\(hostInURL):\(port)\(apiPath)") }
 
     private var hostInURL: String { host.contains(":") ? "[\(host)]" : host }
 
     public var description: String {
         switch media {
         case .plainRTP: return "janus://\(hostInURL):\(port)/\(room)"
-        case .webRTC: return "http://\(hostInURL):\(port)\(apiPath)?room=\(room)"
+        case .webRTC: return "\(trust == nil ? "http" : "https")://\(hostInURL):\(port)\(apiPath)?room=\(room)"
         }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
+import TLS
 
-/// One TCP connection whose every wait ends at a deadline (non-blocking socket and `poll`): what
-/// `JanusHTTP` talks over. Not shared between threads; `close()` once.
+/// One TCP connection whose every wait ends at a deadline (non-blocking socket and `poll`),
+/// optionally TLS (`secure`): what `JanusHTTP` talks over. Not shared between threads; `close()` once.
 struct TCPConnection {
     /// Why the connection could not be made or used.
     enum Failure: Error {
@@ -9,16 +10,30 @@ struct TCPConnection {
         case connect(String)
         case timedOut(String)
         case closed(String)
+        /// TLS: the server's certificate failed verification.
+        case untrusted(String)
+        /// TLS: the handshake failed otherwise (the server speaks no TLS there, or the CA file is not one).
+        case handshake(String)
 
         /// One line for a log or an event.
         var why: String {
             switch self {
-            case .resolve(let why), .connect(let why), .timedOut(let why), .closed(let why): return why
+            case .resolve(let why), .connect(let why), .timedOut(let why), .closed(let why), .untrusted(let why), .handshake(let why): return why
+            }
+        }
+
+        init(_ failure: TLSSession.Failure) {
+            switch failure {
+            case .untrusted(let why): self = .untrusted(why)
+            case .handshake(let why): self = .handshake(why)
+            case .timedOut(let why): self = .timedOut(why)
+            case .closed(let why): self = .closed(why)
             }
         }
     }
 
     private let descriptor: Int32
+    private var tls: TLSSession?
 
     /// Connects to `host` (a name or an IPv4/IPv6 literal):`port`, trying each address it resolves to.
     init(host: String, port: Int, deadline: Date) throws(Failure) {
@@ -45,8 +60,16 @@ struct TCPConnection {
         throw .connect(lastError)
     }
 
+    /// Runs the TLS handshake with `host` over the connection; from then on it reads and writes through TLS.
+    mutating func secure(host: String, trust: TLSSession.Trust, deadline: Date) throws(Failure) {
+        do { tls = try TLSSession(descriptor: descriptor, host: host, trust: trust, deadline: deadline) } catch { throw Failure(error) }
+    }
+
     /// Writes all of `data` (or fails at the deadline).
     func write(_ data: Data, deadline: Date) throws(Failure) {
+        if let tls {
+            do { return try tls.write(data, deadline: deadline) } catch { throw Failure(error) }
+        }
         var sent = 0
         while sent < data.count {
             guard TCPConnection.wait(descriptor, for: Int16(POLLOUT), until: deadline) else { throw .timedOut("the request could not be sent in time") }
@@ -60,6 +83,9 @@ struct TCPConnection {
 
     /// The next bytes that came (at most 64 KiB); nil at the end of the stream.
     func read(deadline: Date) throws(Failure) -> Data? {
+        if let tls {
+            do { return try tls.read(deadline: deadline) } catch { throw Failure(error) }
+        }
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             guard TCPConnection.wait(descriptor, for: Int16(POLLIN), until: deadline) else { throw .timedOut("no answer in time") }
@@ -70,7 +96,10 @@ struct TCPConnection {
         }
     }
 
-    func close() { Glibc.close(descriptor) }
+    func close() {
+        tls?.close()
+        Glibc.close(descriptor)
+    }
 
     /// Waits for `events` on `descriptor` until `deadline`; false when it passed first.
     private static func wait(_ descriptor: Int32, for events: Int16, until deadline: Date) -> Bool {

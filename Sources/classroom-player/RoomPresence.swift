@@ -35,10 +35,12 @@ final class RoomPresence: Sendable {
         switch room.address.media {
         case .plainRTP:
             events.emit("room-warning", [("message", .string("the room's audio travels as plain RTP, unencrypted: anyone on the path can hear the class, and one who spoofs this kiosk's address "
-                + "can speak into the room; join over WebRTC (--room http://\(room.address.host):\(room.address.port)/janus?room=\(room.address.room)) where the server allows it"))])
-        case .webRTC:
+                + "can speak into the room; join over WebRTC (--room https://\(room.address.host)/janus?room=\(room.address.room), or http:// on a network you trust) where the server allows it"))])
+        case .webRTC where room.address.trust == nil:
             events.emit("room-warning", [("message", .string("the room is joined over plain HTTP: the audio is encrypted (DTLS-SRTP), but the join, its token and pin cross the network "
-                + "in the clear; use this only on a network you trust"))])
+                + "in the clear; use this only on a network you trust, or give https://"))])
+        case .webRTC:
+            break
         }
         do {
             try room.join(muted: shouldBeMuted) { [events, address = room.address] event in

@@ -29,14 +29,26 @@ struct JanusRoomAddressTests {
         #expect(address.apiURL?.absoluteString == api)
         #expect(address.description == "\(api)?room=\(room)")
         #expect(try JanusRoomAddress(uri: "janus://h/5").media == .plainRTP)
+        #expect(address.trust == nil)
     }
 
-    @Test("a WebRTC room needs its API path and a numbered room=; HTTPS is refused as not built, saying what to give instead", arguments: [
+    @Test("https:// verifies the server against the system's CAs, or the CA in ca=FILE; Janus's HTTPS port 8089 unless given")
+    func https() throws {
+        let system = try JanusRoomAddress(uri: "https://janus.school.example/janus?room=4")
+        #expect(system.trust == .init(caFile: nil) && system.port == 8089)
+        #expect(system.apiURL?.absoluteString == "https://janus.school.example:8089/janus")
+        #expect(system.description == "https://janus.school.example:8089/janus?room=4")
+        let own = try JanusRoomAddress(uri: "https://10.0.0.5:9443/janus?room=4&ca=/etc/hostname")
+        #expect(own.trust?.caFile == "/etc/hostname" && own.port == 9443 && own.media == .webRTC)
+    }
+
+    @Test("a WebRTC room needs its API path and a numbered room=; ca= is HTTPS's and names a readable file", arguments: [
         ("http://h:8088?room=1", "names Janus's API path"),
         ("http://h:8088/janus", "room=ROOM is missing"),
         ("http://h:8088/janus?room=abc", "the room is a number, not 'abc'"),
         ("http://h:8088/janus?room=1&colour=red", "'colour' is not an option of a room (room, display"),
-        ("https://h:8089/janus?room=1", "HTTPS to Janus is not built into this version yet"),
+        ("https://h/janus?room=1&ca=/nonexistent/ca.pem", "the CA file /nonexistent/ca.pem cannot be read"),
+        ("http://h/janus?room=1&ca=/etc/hostname", "'ca' is not an option of a room (room, display"),
         ("ftp://h/janus?room=1", "a room is http://HOST:PORT/janus?room=ROOM (WebRTC) or janus://HOST:PORT/ROOM (plain RTP)"),
     ])
     func webRTCRefusals(uri: String, message: String) {

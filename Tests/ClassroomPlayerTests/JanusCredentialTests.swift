@@ -37,9 +37,9 @@ struct JanusCredentialTests {
         let lesson = folder.appendingPathComponent("tone.wav")
         try Fixtures.toneLesson(at: lesson, seconds: 3, volume: 0.05)
         let janus = try JanusServer(in: folder)
-        try secretFile(janus.folder.appendingPathComponent("token_auth_secret"), Self.tokenSecret)
-        try secretFile(janus.folder.appendingPathComponent("api_secret"), Self.apiSecret)
-        try secretFile(janus.folder.appendingPathComponent("room_pin"), Self.pin)
+        try Self.secretFile(janus.folder.appendingPathComponent("token_auth_secret"), Self.tokenSecret)
+        try Self.secretFile(janus.folder.appendingPathComponent("api_secret"), Self.apiSecret)
+        try Self.secretFile(janus.folder.appendingPathComponent("room_pin"), Self.pin)
         try await janus.start()
         defer { janus.kill() }
 
@@ -50,7 +50,7 @@ struct JanusCredentialTests {
         func give(_ option: String, _ how: String?, right: String, wrong: String) throws {
             guard let how else { return }
             let file = secrets.appendingPathComponent(option)
-            try secretFile(file, how == "wrong" ? wrong : right, mode: how == "open" ? 0o644 : 0o600)
+            try Self.secretFile(file, how == "wrong" ? wrong : right, mode: how == "open" ? 0o644 : 0o600)
             query.append("\(option)-file=\(file.path)")
         }
         try give("token", test.token, right: token, wrong: "1999999999,janus,janus.plugin.audiobridge:bm90LXRoZS1zaWduYXR1cmU=")
@@ -98,13 +98,13 @@ struct JanusCredentialTests {
         let timeline = folder.appendingPathComponent("mic-on.json")
         try #"[{"at": 0.2, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
         let janus = try JanusServer(in: folder)
-        try secretFile(janus.folder.appendingPathComponent("token_auth_secret"), Self.tokenSecret)
-        try secretFile(janus.folder.appendingPathComponent("room_pin"), Self.pin)
+        try Self.secretFile(janus.folder.appendingPathComponent("token_auth_secret"), Self.tokenSecret)
+        try Self.secretFile(janus.folder.appendingPathComponent("room_pin"), Self.pin)
         try await janus.start()
         defer { janus.kill() }
         let token = folder.appendingPathComponent("janus.token"), pin = folder.appendingPathComponent("room.pin")
-        try secretFile(token, try Self.token(secretIn: janus.folder.appendingPathComponent("token_auth_secret")))
-        try secretFile(pin, Self.pin)
+        try Self.secretFile(token, try Self.token(secretIn: janus.folder.appendingPathComponent("token_auth_secret")))
+        try Self.secretFile(pin, Self.pin)
         let room = "janus://127.0.0.1:\(janus.port)/3333?token-file=\(token.path)&pin-file=\(pin.path)&display="
         let heard = folder.appendingPathComponent("heard.wav"), events = folder.appendingPathComponent("events.jsonl")
         let listener = try PlayerProcess(["play", lesson.path, "--room", room + "listener", "--mic", "none", "--output", "wav:\(heard.path)",
@@ -120,7 +120,7 @@ struct JanusCredentialTests {
     }
 
     /// Writes `text` to `file` with `mode`.
-    private func secretFile(_ file: URL, _ text: String, mode: Int = 0o600) throws {
+    static func secretFile(_ file: URL, _ text: String, mode: Int = 0o600) throws {
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try (text + "\n").write(to: file, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)

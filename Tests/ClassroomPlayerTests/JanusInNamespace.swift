@@ -24,8 +24,8 @@ final class JanusInNamespace: @unchecked Sendable {
     /// What Janus logged so far.
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    /// Waits (up to 10 s) until the HTTP API is up.
-    func started() async -> Bool { await waitUntil(timeout: .seconds(10)) { self.log.contains("HTTP webserver started") } }
+    /// Waits (up to 10 s) until the HTTP (or HTTPS) API is up.
+    func started() async -> Bool { await waitUntil(timeout: .seconds(10)) { self.log.contains("webserver started") } }
 
     func stop() { Fixtures.stop(process) }
 }
