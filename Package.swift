@@ -114,6 +114,10 @@ let package = Package(
             dependencies: ["GStreamer"]
         ),
         .testTarget(
+            name: "TLSTests",
+            dependencies: ["TLS"]
+        ),
+        .testTarget(
             name: "SystemdTests",
             dependencies: ["Systemd"]
         ),

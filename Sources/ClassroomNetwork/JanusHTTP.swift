@@ -17,8 +17,10 @@ enum JanusHTTP {
         case tooLarge(bytes: Int)
         /// No reply: refused, unreachable, timed out, or cut short.
         case failed(String)
-        /// HTTPS: the server's certificate failed verification, or no TLS could be spoken with it.
+        /// HTTPS: the server's certificate failed verification.
         case untrusted(String)
+        /// HTTPS: no TLS could be spoken with the server (it speaks plain HTTP there, or the CA file is not one).
+        case noTLS(String)
     }
 
     /// Janus's largest replies (a long poll of 10 events with a full room each) stay far below this.
@@ -42,7 +44,8 @@ enum JanusHTTP {
             } catch {
                 socket.close()
                 switch error {
-                case .untrusted(let why), .handshake(let why): return .untrusted(why)
+                case .untrusted(let why): return .untrusted(why)
+                case .handshake(let why): return .noTLS(why)
                 default: return .failed(error.why)
                 }
             }

@@ -271,6 +271,8 @@ struct JanusProtocol: Sendable {
             throw .unreachable(why)
         case .untrusted(let why):
             throw .untrusted(why)
+        case .noTLS(let why):
+            throw .notJanus("\(why); is \(host):\(target.port ?? 443) Janus's HTTPS port (its secure_port), or should the room be http://?")
         case .tooLarge(let bytes):
             throw .notJanus("a reply at \(target.path) of more than \(JanusHTTP.maxReplyBytes / 1024) KiB (\(bytes / 1024) KiB came) was cut off; Janus's replies are a few KiB")
         case .redirected(let status, let location):
