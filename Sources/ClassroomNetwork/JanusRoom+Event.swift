@@ -27,5 +27,7 @@ extension JanusRoom {
         case refused(String)
         /// Joined, but none of the room's audio arrives: why, and what to check.
         case silent(String)
+        /// WebRTC: the PeerConnection's state moved ("connecting", "connected", "disconnected", "failed", "closed").
+        case connection(String)
     }
 }

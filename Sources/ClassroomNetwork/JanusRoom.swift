@@ -130,6 +130,8 @@ public final class JanusRoom: Sendable {
     public var isMuted: Bool { state.withLock { $0.muted } }
     /// Whether the room is joined now.
     public var isJoined: Bool { state.withLock { $0.ownID != nil } }
+    /// WebRTC: the joined PeerConnection's state ("connecting", "connected" …); nil for plain RTP or while not joined.
+    public var connectionState: String? { state.withLock { $0.connection }?.state }
     /// Who else is in the room.
     public var participants: [Participant] { state.withLock { Array($0.participants.values) }.sorted { $0.id < $1.id } }
 
@@ -219,7 +221,11 @@ public final class JanusRoom: Sendable {
     private func peerConnection(session: UInt64) throws(JanusProtocol.Failure) -> RoomPeerConnection {
         do {
             return try RoomPeerConnection(input: input, latency: webRTCLatency, logger: logger) { [weak self] nick in
-                guard let self, nick == "failed" else { return }
+                guard let self else { return }
+                // Said while this join's session is the room's (or is being joined); a closed old one is not news.
+                let handler = state.withLock { $0.session == nil || $0.session == session ? $0.handler : nil }
+                handler?(.connection(nick))
+                guard nick == "failed" else { return }
                 self.lost(session: session, because: "the WebRTC connection failed (ICE or DTLS): no path to \(self.address.host) for the room's audio, or Janus dropped it")
             }
         } catch {

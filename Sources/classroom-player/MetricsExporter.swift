@@ -45,6 +45,7 @@ final class MetricsExporter: RunFollower {
         "media-services-lost": ("media_services_losses", "Times the sound server was lost."),
         "media-services-reset": ("pipeline_restarts", "Times the audio pipeline was rebuilt after the sound server came back."),
         "engine-error": ("engine_errors", "Errors reported by the audio pipeline's elements."),
+        "room-lost": ("room_losses", "Times the room was lost (the server gone, the WebRTC connection failed, Janus hung up) and rejoined with backoff."),
     ]
 
     private func count(_ name: String, _ fields: [(String, JSON)]) {
@@ -126,6 +127,7 @@ final class MetricsExporter: RunFollower {
             set("output_port", "The output port of the route (1) among all (0).", .bool(candidate.rawValue == port), labels: [("port", candidate.rawValue)])
         }
         refreshPeers(status["peers"])
+        refreshRoom(status["room"])
         if case .number(let dropped)? = status["uplink"]?["dropped"] {
             let counter = registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: "uplink_dropped_frames", unitName: "total",
                                                                                 helpText: "Microphone frames the uplink could not send in time."))
@@ -154,6 +156,18 @@ final class MetricsExporter: RunFollower {
             return state.peerGauges.filter { seen[$0.key] == nil }.flatMap(\.value)
         }
         for metric in gone { registry.unregisterGauge(metric) }
+    }
+
+    /// The room's gauges: joined, encrypted, and the WebRTC connection's state one-hot (absent without a room).
+    private func refreshRoom(_ room: JSON?) {
+        set("room_joined", "1 while the conferencing room is joined.", room?["joined"])
+        set("room_encrypted", "1 when the room's audio is encrypted (WebRTC, DTLS-SRTP), 0 for plain RTP.", room?["encrypted"])
+        guard case .string(let media)? = room?["media"], media == "webrtc" else { return }
+        var now: String?
+        if case .string(let value)? = room?["connection"] { now = value }
+        for candidate in ["new", "connecting", "connected", "disconnected", "failed", "closed"] {
+            set("room_connection_state", "The room's WebRTC connection state (1) among all (0).", .bool(candidate == now), labels: [("state", candidate)])
+        }
     }
 
     /// Turns a peer's cumulative figure from `status` into increments of the counter `metric`.

@@ -64,6 +64,8 @@ final class RoomPresence: Sendable {
     var status: JSON {
         let reception = room.reception
         return .object([("address", .string(room.address.description)), ("display", .string(room.address.display)),
+                 ("media", .string(room.address.media == .webRTC ? "webrtc" : "plain-rtp")), ("encrypted", .bool(room.address.media == .webRTC)),
+                 ("connection", .maybe(room.connectionState)),
                  ("joined", .bool(room.isJoined)), ("muted", .bool(room.isMuted)),
                  ("participants", .array(room.participants.map(RoomPresence.json))),
                  ("receiving", .bool(reception.receiving)), ("level_db", .maybe(reception.level)),
@@ -92,6 +94,8 @@ final class RoomPresence: Sendable {
             events.emit("room-refused", [("message", .string(reason))])
         case .silent(let reason):
             events.emit("room-silent", [("message", .string(reason))])
+        case .connection(let state):
+            events.emit("room-connection", [("state", .string(state))])
         }
     }
 }

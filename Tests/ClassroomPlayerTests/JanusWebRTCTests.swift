@@ -53,6 +53,8 @@ struct JanusWebRTCTests {
         let warning = Fixtures.events(eventsA, named: "room-warning").compactMap { $0["message"] as? String }
         #expect(warning.contains { $0.contains("encrypted (DTLS-SRTP)") && $0.contains("in the clear") }, "\(warning)")
         #expect(Fixtures.events(eventsA, named: "room-lost").isEmpty && Fixtures.events(eventsB, named: "room-silent").isEmpty)
+        let states = Fixtures.events(eventsA, named: "room-connection").compactMap { $0["state"] as? String }
+        #expect(states.starts(with: ["connecting", "connected"]), "the PeerConnection's states are said: \(states)")
 
         // What a listener on the path sees: ICE, the DTLS handshake, and RTP whose Opus payloads are encrypted
         // (their first byte spread over the byte's range; Opus in the clear repeats a few TOC bytes).
