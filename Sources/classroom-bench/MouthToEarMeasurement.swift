@@ -22,8 +22,8 @@ enum MouthToEarMeasurement {
     enum Path: Sendable {
         /// A's UplinkSender straight to B's PeerFeed on loopback.
         case direct
-        /// Both kiosks in room 1234 of a private Janus (scripts/janus-server.sh) on this HTTP port.
-        case janus(port: Int)
+        /// Both kiosks in one Janus AudioBridge room (janus:// plain RTP, http(s):// WebRTC), as `--room` takes it.
+        case room(uri: String)
     }
 
     static func rows(runs: Int, logger: Logger) async -> [BenchmarkRow] {
@@ -50,7 +50,7 @@ enum MouthToEarMeasurement {
         do {
             let port = try LocalPort.free(.tcp)
             janus = try await JanusLauncher.start(port: port)
-            let result = try await measure(.janus(port: port), runs: runs, logger: logger)
+            let result = try await measure(.room(uri: "janus://127.0.0.1:\(port)/1234"), runs: runs, logger: logger)
             rows.append(BenchmarkRow(measure: janusMeasure, value: result.median, unit: "ms", baseline: janusBaseline, goal: goal, pass: result.median <= 100,
                                      runs: result.count, method: method + " Both kiosks are JanusRooms in room 1234 of a private Janus 1.1 (scripts/janus-server.sh): "
                                          + "A's frames go up as Opus RTP, Janus decodes, mixes (20 ms frames, its own jitter buffer), encodes and sends B the mix." + result.parts))
@@ -61,11 +61,14 @@ enum MouthToEarMeasurement {
         return rows
     }
 
-    /// The figures of one path: the median, how many bursts arrived, and the parts as prose.
-    struct Result {
+    /// The figures of one path: the median, how many bursts arrived, and the parts as prose; for a
+    /// room, how long each kiosk took from its join request to `joined` and to the room's first audio (ms).
+    struct Result: Codable {
         let median: Double
         let count: Int
         let parts: String
+        var joined: [Double] = []
+        var firstAudio: [Double] = []
     }
 
     static func measure(_ path: Path, runs: Int, logger: Logger) async throws -> Result {
@@ -85,6 +88,7 @@ enum MouthToEarMeasurement {
         var cleanups: [() -> Void] = []
         defer { for cleanup in cleanups.reversed() { cleanup() } }
         var jitterBufferDelay: () -> ClockTime? = { nil }
+        var joinTimes: (joined: [Double], firstAudio: [Double]) = ([], [])
         switch path {
         case .direct:
             let port = try LocalPort.free(.udp)
@@ -97,16 +101,27 @@ enum MouthToEarMeasurement {
             try feed.start { _ in }
             cleanups.append { feed.stop() }
             jitterBufferDelay = { feed.jitterBufferDelay }
-        case .janus(let port):
-            let roomA = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-a"), engine: a.engine, logger: logger)
-            let roomB = try JanusRoom(address: JanusRoomAddress(host: "127.0.0.1", port: port, room: 1234, display: "bench-b"), engine: b.engine, logger: logger)
+        case .room(let uri):
+            let roomA = try JanusRoom(address: JanusRoomAddress(uri: uri, defaultDisplay: "bench-a"), engine: a.engine, logger: logger)
+            let roomB = try JanusRoom(address: JanusRoomAddress(uri: uri, defaultDisplay: "bench-b"), engine: b.engine, logger: logger)
             // A room joins on its own thread: each says when it has.
             let joined = DispatchSemaphore(value: 0)
-            try roomA.join(muted: false) { if case .joined = $0 { joined.signal() } }
+            let requested = ProcessMeters.monotonicNanoseconds()
+            let joinedAt = Mutex<[UInt64]>([])
+            let onEvent: @Sendable (JanusRoom.Event) -> Void = { if case .joined = $0 { joinedAt.withLock { $0.append(ProcessMeters.monotonicNanoseconds()) }; joined.signal() } }
+            try roomA.join(muted: false, onEvent: onEvent)
             cleanups.append { roomA.leave() }
-            try roomB.join(muted: true) { if case .joined = $0 { joined.signal() } }
+            try roomB.join(muted: true, onEvent: onEvent)
             cleanups.append { roomB.leave() }
-            guard joined.wait(timeout: .now() + 12) == .success, joined.wait(timeout: .now() + 12) == .success, roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join room 1234 on port \(port)") }
+            guard joined.wait(timeout: .now() + 12) == .success, joined.wait(timeout: .now() + 12) == .success, roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join \(uri)") }
+            // The room's first audio at each kiosk (Janus sends the mix, silence included, once one has joined).
+            var heard: [UInt64?] = [nil, nil]
+            let deadline = ProcessMeters.monotonicNanoseconds() + 10_000_000_000
+            while heard.contains(where: { $0 == nil }), ProcessMeters.monotonicNanoseconds() < deadline {
+                for (index, room) in [roomA, roomB].enumerated() where heard[index] == nil && room.reception.seconds > 0 { heard[index] = ProcessMeters.monotonicNanoseconds() }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            joinTimes = (joinedAt.withLock { $0 }.map { Double($0 - requested) / 1e6 }, heard.compactMap { $0 }.map { Double($0 - requested) / 1e6 })
             forward.withLock { $0 = { roomA.send($0) } }
             jitterBufferDelay = { roomB.reception.jitterBuffer }
         }
@@ -151,11 +166,12 @@ enum MouthToEarMeasurement {
         let median = total.median, microphone = capture.isEmpty ? Double.nan : capture.median
         let jitterBuffer = jitterBufferDelay()?.milliseconds ?? 0
         let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + jitterBuffer + latency.milliseconds)
-        let server = { if case .janus = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
+        let server = { if case .room = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
+        let bufferKind = { if case .room(let uri) = path, !uri.hasPrefix("janus:") { return "webrtcbin's, fixed" } else { return "adaptive: it follows the measured arrival jitter" } }()
         let parts = """
              Parts: capture → DSP → uplink callback \(formatted(microphone, "ms")) (measured; a pushed microphone has no capture \
             buffer — pulsesrc adds its 10 ms period); uplink mixer wait \(UplinkSender.frameJitter.milliseconds) ms + 10 ms block; \
-            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); the engine's fixed \
+            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (\(bufferKind)); the engine's fixed \
             pipeline latency \(latency.milliseconds) ms (mixer latency, one 10 ms block, the sink's deadline); sink: none here \
             (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
             codec look-ahead and scheduling. The engine's 100 ms pipeline latency dominates, then the 60 ms jitter buffer: on a LAN a \
@@ -163,7 +179,7 @@ enum MouthToEarMeasurement {
             bring it near 100 ms. \(total.count) of \(pushes.count) bursts arrived; min \(formatted(total.min() ?? .nan, "ms")), \
             max \(formatted(total.max() ?? .nan, "ms")).
             """
-        return Result(median: median, count: total.count, parts: parts)
+        return Result(median: median, count: total.count, parts: parts, joined: joinTimes.joined, firstAudio: joinTimes.firstAudio)
     }
 
     /// For each moment in `starts`, the first of `events` after it and before the next start.

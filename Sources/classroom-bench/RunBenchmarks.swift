@@ -20,7 +20,7 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
-    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, jitter buffers on an impaired path and 32 peers; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room) and print them; docs/ is not written.")
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room) and print them; docs/ is not written.")
     var only: String?
 
     func run() async throws {
@@ -44,11 +44,12 @@ struct RunBenchmarks: AsyncParsableCommand {
             let rows: [BenchmarkRow]
             switch only {
             case "two-way": rows = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
+            case "webrtc": rows = await WebRTCRoomRows.rows(executable: executable, bursts: plan.mouthToEarBursts)
             case "impaired": rows = await ImpairedPathRows.rows(logger: logger)
             case "echo-room": rows = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
             case "echo-tuning": rows = await EchoTuningSweep.rows(script: roomScript, logger: logger)
             case "near-end": rows = await RoomNearEndRows.rows(script: roomScript, logger: logger)
-            default: throw BenchError("--only takes two-way, impaired, echo-room, echo-tuning or near-end, not \(only)")
+            default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning or near-end, not \(only)")
             }
             print(ReportWriter.table(rows))
             for row in rows { print("\n\(row.measure): \(row.method)") }
@@ -98,7 +99,9 @@ struct RunBenchmarks: AsyncParsableCommand {
         FileHandle.standardError.write(Data("classroom-bench: 32 RTP peers in real time\n".utf8))
         FileHandle.standardError.write(Data("classroom-bench: jitter buffers on an impaired path\n".utf8))
         let impaired = await ImpairedPathRows.rows(logger: logger)
-        return mouthToEar + impaired + (await RealTimePeers.rows(executable: executable, peers: 32, runs: plan.mixRuns))
+        FileHandle.standardError.write(Data("classroom-bench: the WebRTC room beside the plain-RTP one, across network namespaces\n".utf8))
+        let webRTC = await WebRTCRoomRows.rows(executable: executable, bursts: plan.mouthToEarBursts)
+        return mouthToEar + webRTC + impaired + (await RealTimePeers.rows(executable: executable, peers: 32, runs: plan.mixRuns))
     }
 
     private func progress(_ text: String) {

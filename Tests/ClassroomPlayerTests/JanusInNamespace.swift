@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 
 /// Debian's Janus (scripts/janus-server.sh: rooms 1234 with plain RTP, 2222 without, 3333 with a

@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 import Testing
 

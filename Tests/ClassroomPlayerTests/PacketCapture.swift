@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 
 /// tshark on one interface of a test's network namespace, UDP only, into the test's folder; then

@@ -1,21 +1,22 @@
 import Foundation
 
 /// Two network namespaces joined by a veth pair, 10.201.N.1/24 in `server` and 10.201.N.2/24 in
-/// `kiosks` (N random per test): a Janus host and a kiosk host as the README deploys them, made
-/// and torn down by the test (root only).
-final class NetworkNamespaces: @unchecked Sendable {
+/// `kiosks` (N random per use): a Janus host and a kiosk host as the README deploys them, made and
+/// torn down by a test or the benchmark (root only). WebRTC needs them: libnice and Janus skip
+/// loopback, and the machine's own interfaces are never used.
+public final class NetworkNamespaces: @unchecked Sendable {
     // Only its own immutable names.
-    let server: String
-    let kiosks: String
-    let serverAddress: String
-    let kioskAddress: String
+    public let server: String
+    public let kiosks: String
+    public let serverAddress: String
+    public let kioskAddress: String
     /// The server's end of the veth pair: what crosses between the hosts passes it.
-    let serverInterface: String
+    public let serverInterface: String
 
     /// Whether namespaces can be made here (root, iproute2).
-    static var available: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") }
+    public static var available: Bool { getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") }
 
-    init() throws {
+    public init() throws {
         let n = Int.random(in: 1...254)
         server = "cr-janus-\(n)"
         kiosks = "cr-kiosks-\(n)"
@@ -35,16 +36,16 @@ final class NetworkNamespaces: @unchecked Sendable {
         for step in steps {
             guard NetworkNamespaces.ip(step) else {
                 tearDown()
-                throw PlayerTestError.setupFailed("ip \(step.joined(separator: " ")) failed")
+                throw MeasurementError("ip \(step.joined(separator: " ")) failed")
             }
         }
     }
 
     /// `ip netns exec NAMESPACE` before a command.
-    func exec(in namespace: String, _ command: [String]) -> [String] { ["netns", "exec", namespace] + command }
+    public func exec(in namespace: String, _ command: [String]) -> [String] { ["netns", "exec", namespace] + command }
 
     /// Deletes both namespaces (the veth pair goes with them).
-    func tearDown() {
+    public func tearDown() {
         _ = NetworkNamespaces.ip(["netns", "del", server])
         _ = NetworkNamespaces.ip(["netns", "del", kiosks])
     }
