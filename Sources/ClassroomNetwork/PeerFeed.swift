@@ -155,13 +155,8 @@ public final class PeerFeed: Sendable {
                 counters.report(.ended)
             case .error(let error, _):
                 counters.report(.failed("\(message.source ?? "peer"): \(error.message)"))
-            case .latency:
-                // The jitter buffer's delay moved: the appsink releases audio by the new one.
-                _ = pipeline.recalculateLatency()
-            case .element(let structure) where structure.name == "level" && message.source == NetworkGraph.Peer.level:
-                if let loudest = structure.doubles("rms")?.max() { counters.level.withLock { $0 = loudest } }
             default:
-                break
+                counters.follow(message, in: pipeline)
             }
         }
         tokens.withLock { $0.append(subscription) }
@@ -239,6 +234,19 @@ final class PeerCounters: Sendable {
     var isReceiving: Bool {
         let last = lastPush.load(ordering: .relaxed)
         return last > 0 && DispatchTime.now().uptimeNanoseconds - last < 500_000_000
+    }
+
+    /// Follows what the tail's pipeline says: a jitter buffer whose delay moved (the appsink then
+    /// releases audio by the new latency), and the tail's level.
+    func follow(_ message: Message, in pipeline: Pipeline) {
+        switch message.view {
+        case .latency:
+            _ = pipeline.recalculateLatency()
+        case .element(let structure) where structure.name == "level" && message.source == NetworkGraph.Peer.level:
+            if let loudest = structure.doubles("rms")?.max() { level.withLock { $0 = loudest } }
+        default:
+            break
+        }
     }
 
     /// Packets srtpdec dropped: they failed authentication.

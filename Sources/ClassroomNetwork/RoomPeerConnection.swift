@@ -51,17 +51,8 @@ final class RoomPeerConnection: Sendable {
             }
         }
         let pipeline = sender.pipeline, counters = self.counters
-        let messages = pipeline.bus.subscribe { message in
-            switch message.view {
-            case .latency:
-                // The received chain joined, or a jitter buffer moved: the appsink releases audio by the new latency.
-                _ = pipeline.recalculateLatency()
-            case .element(let structure) where structure.name == "level" && message.source == NetworkGraph.Peer.level:
-                if let loudest = structure.doubles("rms")?.max() { counters.level.withLock { $0 = loudest } }
-            default:
-                break
-            }
-        }
+        // The received chain joining or a jitter buffer moving changes the latency; the tail says its level.
+        let messages = pipeline.bus.subscribe { message in counters.follow(message, in: pipeline) }
         tokens.withLock { $0 += states + [received, messages] }
     }
 

@@ -102,14 +102,5 @@ struct TCPConnection {
     }
 
     /// Waits for `events` on `descriptor` until `deadline`; false when it passed first.
-    private static func wait(_ descriptor: Int32, for events: Int16, until deadline: Date) -> Bool {
-        while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return false }
-            var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let ready = poll(&entry, 1, Int32(min(left * 1_000, 60_000).rounded(.up)))
-            if ready > 0 { return true }
-            if ready < 0, errno != EINTR { return false }
-        }
-    }
+    private static func wait(_ descriptor: Int32, for events: Int16, until deadline: Date) -> Bool { SocketWait.until(deadline, on: descriptor, for: events) }
 }

@@ -123,17 +123,7 @@ public final class TLSSession {
         }
     }
 
-    /// Waits for `events` on the socket until `deadline`; false when it passed first.
-    private func wait(for events: Int16, until deadline: Date) -> Bool {
-        while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return false }
-            var entry = pollfd(fd: descriptor, events: events, revents: 0)
-            let ready = poll(&entry, 1, Int32(min(left * 1_000, 60_000).rounded(.up)))
-            if ready > 0 { return true }
-            if ready < 0, errno != EINTR { return false }
-        }
-    }
+    private func wait(for events: Int16, until deadline: Date) -> Bool { SocketWait.until(deadline, on: descriptor, for: events) }
 
     /// Whether `host` is an IPv4 or IPv6 literal (checked against the certificate's IP addresses, not names).
     private static func isAddressLiteral(_ host: String) -> Bool {
