@@ -1,3 +1,4 @@
+import GStreamer
 /// Who is in the room and what happens to it, as a `JanusRoom` tells its owner.
 extension JanusRoom {
     /// A participant of the room.
@@ -29,5 +30,7 @@ extension JanusRoom {
         case silent(String)
         /// WebRTC: the PeerConnection's state moved ("connecting", "connected", "disconnected", "failed", "closed").
         case connection(String)
+        /// The room's adaptive jitter buffer now holds this long.
+        case jitterBuffer(ClockTime)
     }
 }

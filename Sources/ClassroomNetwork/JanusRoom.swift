@@ -28,8 +28,8 @@ public final class JanusRoom: Sendable {
     public let input: AudioInput
     /// Plain RTP: the receiver of the room's mix, on the UDP socket the uplink is sent from, which Janus is told in the join.
     private let plain: (feed: PeerFeed, address: String, port: Int)?
-    /// WebRTC: how long the PeerConnection's jitter buffer holds the room's packets.
-    private let webRTCLatency: ClockTime
+    /// How the room's jitter buffer holds its packets (WebRTC: the PeerConnection's; plain RTP: the feed's).
+    private let jitterBuffer: JitterBufferSetting
 
     private struct State: Sendable {
         var session: UInt64?
@@ -57,8 +57,7 @@ public final class JanusRoom: Sendable {
 
     /// Prepares the room's input. Plain RTP: also its receiver, on a free local UDP port of
     /// `localAddress` — by default the address this machine reaches the Janus host from, which
-    /// Janus sends the mix to. WebRTC: `jitterBuffer` fixed, or 60 ms when adaptive (webrtcbin's
-    /// jitter buffers are its own). Nothing is joined yet.
+    /// Janus sends the mix to. Nothing is joined yet.
     public init(address: JanusRoomAddress, engine: AudioEngine, localAddress: String? = nil,
                 jitterBuffer: JitterBufferSetting = PeerFeed.defaultJitterBuffer, logger: Logger) throws(EngineError) {
         guard let url = address.apiURL else { throw .badEndpoint(address.description, reason: "the host cannot be put in a URL") }
@@ -66,7 +65,7 @@ public final class JanusRoom: Sendable {
         self.engine = engine
         self.api = JanusProtocol(url: url, timeout: 5, token: address.token?.value, apiSecret: address.apiSecret?.value, trust: address.trust)
         self.logger = logger
-        if case .fixed(let delay) = jitterBuffer { webRTCLatency = delay } else { webRTCLatency = JanusRoom.webRTCJitterBuffer }
+        self.jitterBuffer = jitterBuffer
         input = try engine.addRTCInput(id: "rtc-\(JanusRoom.peerID)", format: PeerFeed.format)
         guard address.media == .plainRTP else { plain = nil; return }
         do {
@@ -82,8 +81,6 @@ public final class JanusRoom: Sendable {
         }
     }
 
-    /// A WebRTC room's jitter buffer unless `--jitter-buffer` fixes one: the fixed buffer plain RTP had before it adapted.
-    static let webRTCJitterBuffer = ClockTime.milliseconds(60)
 
     /// Starts receiving and joins the room, muted or not, on the room's own thread: the caller goes
     /// on at once (a Janus that never answers the join held a class's start for 25-41 s). What will
@@ -92,7 +89,9 @@ public final class JanusRoom: Sendable {
     /// retried. Throws only when the receiver cannot start. `onEvent` runs on the room's threads.
     public func join(muted: Bool, onEvent: @escaping @Sendable (Event) -> Void) throws(EngineError) {
         state.withLock { $0.muted = muted; $0.handler = onEvent }
-        try plain?.feed.start { _ in }
+        try plain?.feed.start { [weak self] event in
+            if case .jitterBuffer(let delay) = event { self?.state.withLock { $0.handler }?(.jitterBuffer(delay)) }
+        }
         Thread.detachNewThread { [self] in run() }
     }
 
@@ -139,8 +138,9 @@ public final class JanusRoom: Sendable {
     /// seconds pushed into the engine (this join's, for WebRTC), and the jitter buffer's delay.
     public var reception: (receiving: Bool, level: Double?, seconds: Double, jitterBuffer: ClockTime?) {
         if let feed = plain?.feed { return (feed.isReceiving, feed.level, feed.secondsPushed, feed.jitterBufferDelay) }
-        guard let counters = state.withLock({ $0.connection })?.counters else { return (false, nil, 0, nil) }
-        return (counters.isReceiving, counters.level.withLock { $0 }, counters.seconds, webRTCLatency)
+        guard let connection = state.withLock({ $0.connection }) else { return (false, nil, 0, nil) }
+        let counters = connection.counters
+        return (counters.isReceiving, counters.level.withLock { $0 }, counters.seconds, connection.jitterBuffer.withLock { $0 }?.delay)
     }
     /// Leaves the room and destroys the session (waiting at most a second for a server that is gone
     /// or hangs), then stops sending and receiving and takes the room's input out of the mix.
@@ -220,14 +220,16 @@ public final class JanusRoom: Sendable {
     /// A PeerConnection for this join; its failure (ICE or DTLS) loses the room, which rejoins.
     private func peerConnection(session: UInt64) throws(JanusProtocol.Failure) -> RoomPeerConnection {
         do {
-            return try RoomPeerConnection(input: input, latency: webRTCLatency, logger: logger) { [weak self] nick in
+            // Said while this join's session is the room's (or is being joined); a closed old one is not news.
+            let current: @Sendable () -> (@Sendable (Event) -> Void)? = { [weak self] in
+                self?.state.withLock { $0.session == nil || $0.session == session ? $0.handler : nil }
+            }
+            return try RoomPeerConnection(input: input, jitterBuffer: jitterBuffer, logger: logger, onState: { [weak self] nick in
                 guard let self else { return }
-                // Said while this join's session is the room's (or is being joined); a closed old one is not news.
-                let handler = state.withLock { $0.session == nil || $0.session == session ? $0.handler : nil }
-                handler?(.connection(nick))
+                current()?(.connection(nick))
                 guard nick == "failed" else { return }
                 self.lost(session: session, because: "the WebRTC connection failed (ICE or DTLS): no path to \(self.address.host) for the room's audio, or Janus dropped it")
-            }
+            }, onJitterBuffer: { delay in current()?(.jitterBuffer(delay)) })
         } catch {
             throw .local("the WebRTC connection cannot be made (is gstreamer1.0-nice installed?): \(error)")
         }

@@ -23,16 +23,22 @@ final class RoomPeerConnection: Sendable {
     private let sender: UplinkSender
     private let webRTC: WebRTCBin
     let counters = PeerCounters()
+    /// The room's jitter buffer (webrtcbin's rtpbin makes it with the stream), fixed or following the arrival jitter.
+    let jitterBuffer = Mutex<AdaptiveJitterBuffer?>(nil)
     private let gathered = DispatchSemaphore(value: 0)
     private let tokens = Mutex<[any AnyObject & Sendable]>([])
     private let logger: Logger
 
     /// Builds the connection; `onState` hears webrtcbin's connection-state nicks ("connecting",
-    /// "connected", "failed" …) on webrtcbin's threads. Nothing runs until `offer()`.
-    init(input: AudioInput, latency: ClockTime, logger: Logger, onState: @escaping @Sendable (String) -> Void) throws(EngineError) {
+    /// "connected", "failed" …) and `onJitterBuffer` each move of an adaptive jitter buffer, on
+    /// webrtcbin's threads. Nothing runs until `offer()`.
+    init(input: AudioInput, jitterBuffer setting: JitterBufferSetting, logger: Logger, onState: @escaping @Sendable (String) -> Void,
+         onJitterBuffer: @escaping @Sendable (ClockTime) -> Void) throws(EngineError) {
         self.logger = logger
-        sender = try UplinkSender(destinations: [.webRTC(latency: latency)], logger: logger)
-        guard let webRTC = sender.webRTCBin else { throw .gstreamer(.failed("the uplink has no webrtcbin")) }
+        var initial = JitterBufferPolicy.start
+        if case .fixed(let delay) = setting { initial = delay }
+        sender = try UplinkSender(destinations: [.webRTC(latency: initial)], logger: logger)
+        guard let webRTC = sender.webRTCBin, let rtpBin = sender.pipeline.element(named: "rtpbin") else { throw .gstreamer(.failed("the uplink has no webrtcbin")) }
         self.webRTC = webRTC
         let gathered = self.gathered
         let states = webRTC.onChange(of: ["connection-state", "ice-gathering-state"]) { property, nick in
@@ -53,7 +59,24 @@ final class RoomPeerConnection: Sendable {
         let pipeline = sender.pipeline, counters = self.counters
         // The received chain joining or a jitter buffer moving changes the latency; the tail says its level.
         let messages = pipeline.bus.subscribe { message in counters.follow(message, in: pipeline) }
-        tokens.withLock { $0 += states + [received, messages] }
+        // webrtcbin's jitter buffers conceal nothing unless told (do-lost), and hold a fixed latency
+        // unless moved: the same control as an RTP peer's (AdaptiveJitterBuffer), made with the stream.
+        let jitterBuffers = rtpBin.onNewJitterBuffer { [weak self] element in
+            guard let self else { return }
+            do {
+                try element.set("do-lost", true)
+                let control = try AdaptiveJitterBuffer(element: element, setting: setting, clockRate: 48_000) { delay in
+                    input.reanchor()
+                    logger.info("room: the jitter buffer now holds \(delay.milliseconds) ms")
+                    onJitterBuffer(delay)
+                }
+                jitterBuffer.withLock { $0 = control }
+                if let probe = try control.watch() { tokens.withLock { $0.append(probe) } }
+            } catch {
+                logger.warning("room: the jitter buffer stays as webrtcbin made it: \(error)")
+            }
+        }
+        tokens.withLock { $0 += states + [received, messages, jitterBuffers] }
     }
 
     /// Links a received stream: depayloader ► decoder (concealing losses) ► PeerFeed's tail ► the room's input.

@@ -7,6 +7,12 @@ extension Element {
         SignalHandler.connect(self, signal: "pad-added", handler: PadSignalBox(body), callback: unsafeBitCast(padAddedTrampoline, to: GCallback.self))
     }
 
+    /// Runs `body` with each jitter buffer rtpbin makes for a new stream ("new-jitterbuffer"; also
+    /// webrtcbin's rtpbin), on the streaming thread, before its first packet.
+    public func onNewJitterBuffer(_ body: @escaping @Sendable (Element) -> Void) -> SignalHandler {
+        SignalHandler.connect(self, signal: "new-jitterbuffer", handler: ElementSignalBox(body), callback: unsafeBitCast(newJitterBufferTrampoline, to: GCallback.self))
+    }
+
     /// Answers a signal that asks for caps by a 32-bit number, e.g. srtpdec's "request-key" (an
     /// SSRC it has no key for); `body` runs on the streaming thread, nil answers "none".
     public func onCapsRequest(_ signal: String, _ body: @escaping @Sendable (UInt32) -> Caps?) -> SignalHandler {
@@ -24,6 +30,19 @@ private let padAddedTrampoline: @convention(c) (UnsafeMutablePointer<GstElement>
     guard let pad, let userData else { return }
     let box = Unmanaged<PadSignalBox>.fromOpaque(userData).takeUnretainedValue()
     box.body(Pad(retaining: UnsafeMutableRawPointer(pad).assumingMemoryBound(to: GstObject.self)))
+}
+
+/// The boxed closure behind `onNewJitterBuffer`.
+final class ElementSignalBox: Sendable {
+    let body: @Sendable (Element) -> Void
+    init(_ body: @escaping @Sendable (Element) -> Void) { self.body = body }
+}
+
+// rtpbin's "new-jitterbuffer": (rtpbin, jitterbuffer, session, ssrc, user data).
+private let newJitterBufferTrampoline: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstElement>?, guint, guint, gpointer?) -> Void = { _, element, _, _, userData in
+    guard let element, let userData else { return }
+    let box = Unmanaged<ElementSignalBox>.fromOpaque(userData).takeUnretainedValue()
+    box.body(Element(retaining: UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self)))
 }
 
 /// The boxed closure behind `onCapsRequest`.

@@ -167,11 +167,10 @@ enum MouthToEarMeasurement {
         let jitterBuffer = jitterBufferDelay()?.milliseconds ?? 0
         let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + jitterBuffer + latency.milliseconds)
         let server = { if case .room = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
-        let bufferKind = { if case .room(let uri) = path, !uri.hasPrefix("janus:") { return "webrtcbin's, fixed" } else { return "adaptive: it follows the measured arrival jitter" } }()
         let parts = """
              Parts: capture → DSP → uplink callback \(formatted(microphone, "ms")) (measured; a pushed microphone has no capture \
             buffer — pulsesrc adds its 10 ms period); uplink mixer wait \(UplinkSender.frameJitter.milliseconds) ms + 10 ms block; \
-            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (\(bufferKind)); the engine's fixed \
+            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); the engine's fixed \
             pipeline latency \(latency.milliseconds) ms (mixer latency, one 10 ms block, the sink's deadline); sink: none here \
             (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
             codec look-ahead and scheduling. The engine's 100 ms pipeline latency dominates, then the 60 ms jitter buffer: on a LAN a \

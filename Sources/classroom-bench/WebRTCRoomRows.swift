@@ -10,8 +10,8 @@ enum WebRTCRoomRows {
         let method = """
             Janus 1.1.2 (scripts/janus-server.sh) in one network namespace, two kiosks (SessionControllers with headless outputs, \
             A's pushed microphone in the voice profile, a 40 ms 1 kHz burst every second) in one worker process in another, a veth \
-            between them. WebRTC: --room http://JANUS:8088/janus?room=2222 (webrtcbin, DTLS-SRTP, its jitter buffers 60 ms). Plain RTP: \
-            janus://JANUS:8088/1234 (the adaptive jitter buffer). Mouth-to-ear as in the loopback rows (median of the bursts); join: \
+            between them. WebRTC: --room http://JANUS:8088/janus?room=2222 (webrtcbin, DTLS-SRTP). Plain RTP: \
+            janus://JANUS:8088/1234. Both with the adaptive jitter buffer (webrtcbin's own, moved by the same control). Mouth-to-ear as in the loopback rows (median of the bursts); join: \
             from both join requests to each kiosk's `joined` and to the room's first audio pushed into its engine (the slower kiosk); \
             CPU: the worker's user+system seconds (wait4) over its wall seconds, start-up, joins and \(bursts + 2) s of class included.
             """
