@@ -23,6 +23,9 @@ packages=(
   sox                                 # measuring what came out
   ffmpeg                              # a second, independent RTP sender (Opus on pt 111, G.711) in the tests
   janus                               # a real conferencing server (AudioBridge) for the room tests and bench
+  chromium                            # a real browser teacher in the room tests (headless, a WAV as its microphone)
+  libjs-janus-gateway                 # janus.js: that browser's page joins the AudioBridge with Janus's own client
+  libjs-webrtc-adapter                # adapter.js, which janus.js expects beside it
   pipewire                            # the second sound server the device and route suites run on
   pipewire-pulse                      # its PulseAudio protocol (pulsesink/pulsesrc, pactl)
   wireplumber                         # its session manager (default sink, routing)

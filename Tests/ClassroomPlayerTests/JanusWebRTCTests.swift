@@ -69,6 +69,65 @@ struct JanusWebRTCTests {
         #expect(plain.stderr.contains("does not take plain-RTP participants; join it over WebRTC"), "\(plain.stderr)")
     }
 
+    @Test("a teacher in a real browser (headless Chromium, janus.js from Debian) and a kiosk in room 2222 over WebRTC: the kiosk hears the teacher's speech, and the page's AnalyserNode hears the kiosk's student once its microphone is on, the floor before",
+          .enabled(if: NetworkNamespaces.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/janus") && BrowserTeacher.available))
+    func browserTeacher() async throws {
+        let began = Date()
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let net = try NetworkNamespaces()
+        defer { net.tearDown() }
+        let lesson = folder.appendingPathComponent("silence.wav"), voice = folder.appendingPathComponent("teacher.wav")
+        let student = folder.appendingPathComponent("student.wav"), studentTwice = folder.appendingPathComponent("student2.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 12, volume: 0)
+        // Speech in two bands, one per talker; the browser's fake microphone loops its WAV.
+        let teacherBand = 200...900, studentBand = 1500...3000
+        try Fixtures.speech("Good morning class. Today we read the story of the little red hen, page twelve. Please open your books and follow the words.", at: voice, band: teacherBand)
+        try Fixtures.speech("Thank you teacher. I have found page twelve, and the little red hen is planting the wheat all by herself.", at: student, band: studentBand)
+        let twice = try Fixtures.start("/usr/bin/sox", [student.path, student.path, studentTwice.path])
+        twice.waitUntilExit()
+        // The student is silent until the kiosk has joined, then talks to the lesson's end.
+        let micOn = 5.0
+        let timeline = folder.appendingPathComponent("mic.json")
+        try #"[{"at": 5.0, "do": "mic", "on": true}]"#.write(to: timeline, atomically: true, encoding: .utf8)
+        let janus = try JanusInNamespace(net, folder: folder)
+        defer { janus.stop() }
+        #expect(await janus.started(), "janus: \(janus.log)")
+
+        let teacher = try BrowserTeacher(net, in: net.kiosks, server: "http://\(net.serverAddress):8088/janus", room: 2222, display: "browser-teacher", microphone: voice, folder: folder)
+        defer { teacher.stop() }
+        let pageUp = await teacher.reached("webrtc-up", within: .seconds(20))
+        let pageUpAfter = Date().timeIntervalSince(began)
+        let kioskStarted = Date()
+        let events = folder.appendingPathComponent("events-kiosk.jsonl"), wav = folder.appendingPathComponent("kiosk.wav")
+        let command = [PlayerProcess.executable.path, "play", lesson.path, "--room", "http://\(net.serverAddress):8088/janus?room=2222&display=kiosk", "--events", events.path,
+                       "--no-stdin", "--mic", studentTwice.path, "--script", timeline.path, "--output", "wav:\(wav.path)"]
+        let kiosk = try PlayerProcess(net.exec(in: net.kiosks, command), in: folder, executable: URL(fileURLWithPath: "/usr/sbin/ip"))
+        let status = try await kiosk.exitStatus(within: .seconds(40))
+        teacher.stop()
+
+        let joined = Fixtures.events(events, named: "room-joined").first?["t"] as? Double
+        let kioskHearsTeacher = try Fixtures.bandLevel(wav, from: (joined ?? 0) + 1.5, to: 11.5, band: teacherBand)
+        let kioskHearsItself = try Fixtures.bandLevel(wav, from: (joined ?? 0) + 1.5, to: 11.5, band: studentBand)
+        // The page's levels (each over the analyser's last ~0.7 s) while the kiosk is in the room with its
+        // microphone off, then while its student talks; none before the kiosk has joined.
+        let before = joined.map { teacher.levels(from: kioskStarted.addingTimeInterval($0 + 0.7), to: kioskStarted.addingTimeInterval(micOn - 0.2)) } ?? []
+        let talking = teacher.levels(from: kioskStarted.addingTimeInterval(micOn + 1.5), to: kioskStarted.addingTimeInterval(11.5))
+        func median(_ levels: [Double]) -> Double { levels.isEmpty ? -.infinity : levels.sorted()[levels.count / 2] }
+        func dB(_ value: Double) -> String { String(format: "%.1f", value) }
+        print("FIGURE browser teacher: page up (webrtc) \(dB(pageUpAfter)) s into the test, "
+              + "kiosk joined \(joined.map { String(format: "%.2f", $0) } ?? "-") s after its start; kiosk hears the teacher \(dB(kioskHearsTeacher)) dBFS (itself \(dB(kioskHearsItself)))")
+        print("FIGURE browser teacher's analyser: kiosk's student talking median \(dB(median(talking))) dBFS (min \(dB(talking.min() ?? -.infinity)), \(talking.count) reports), "
+              + "microphone off median \(dB(median(before))) dBFS (max \(dB(before.max() ?? -.infinity)), \(before.count) reports); run \(dB(Date().timeIntervalSince(began))) s")
+        #expect(pageUp, "the page did not get WebRTC up: \(teacher.states)\nchromium: \(teacher.log)\njanus: \(janus.log.suffix(2000))")
+        #expect(!teacher.states.contains("failed"), "chromium: \(teacher.log)")
+        #expect(joined != nil && status == 0, "kiosk: \(kiosk.stderr)\njanus: \(janus.log.suffix(2000))")
+        #expect(kioskHearsTeacher > -50, "the kiosk hears the browser teacher: \(kioskHearsTeacher) dBFS")
+        #expect(kioskHearsItself < kioskHearsTeacher - 20, "the room's mix leaves the kiosk's own voice out: \(kioskHearsItself) dBFS")
+        #expect(talking.count >= 6 && median(talking) > -50, "the page hears the kiosk's student: \(talking)")
+        #expect(!before.isEmpty && (before.max() ?? 0) < -70, "the page hears nothing while the student's microphone is off: \(before)")
+    }
+
     @Test("Janus killed mid-class and restarted: the WebRTC kiosk says room-lost, rejoins with a new PeerConnection and hears the other again",
           .enabled(if: NetworkNamespaces.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/janus")))
     func rejoinAfterServerLoss() async throws {
