@@ -60,7 +60,7 @@ final class RoomPeerConnection: Sendable {
         // The received chain joining or a jitter buffer moving changes the latency; the tail says its level.
         let messages = pipeline.bus.subscribe { message in counters.follow(message, in: pipeline) }
         // webrtcbin's jitter buffers conceal nothing unless told (do-lost), and hold a fixed latency
-        // unless moved: the same control as an RTP peer's (AdaptiveJitterBuffer), made with the stream.
+        // unless moved: the same control as an RTP peer's (AdaptiveJitterBuffer), made with the stream (WORKAROUNDS §27).
         let jitterBuffers = rtpBin.onNewJitterBuffer { [weak self] element in
             guard let self else { return }
             do {
@@ -96,7 +96,7 @@ final class RoomPeerConnection: Sendable {
         _ = sender.pipeline.recalculateLatency()
     }
 
-    /// Starts the connection and makes its offer once the first RTP caps reached webrtcbin (they
+    /// Starts the connection and makes its offer once the first RTP caps reached webrtcbin (WORKAROUNDS §26; they
     /// carry the SSRC: an offer without a=ssrc had Janus 1.1.2 drop every packet as "Unknown SSRC"),
     /// then ICE gathers the kiosk's candidates into it (no trickle: the join carries them all).
     func offer() throws(EngineError) -> String {
