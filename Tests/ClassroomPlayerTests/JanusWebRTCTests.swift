@@ -6,19 +6,28 @@ import Testing
 /// network namespace, the kiosks in another (libnice gathers no candidates on loopback).
 @Suite("classroom-player: a Janus room over WebRTC", .serialized)
 struct JanusWebRTCTests {
-    @Test("two kiosks join room 2222 (allow_rtp_participants off) over WebRTC and hear each other; a plain-RTP join of it is refused, pointing at WebRTC",
+    @Test("two kiosks join room 2222 (allow_rtp_participants off) over WebRTC and hear each other, muted in the room when a microphone goes off; a plain-RTP join of it is refused, pointing at WebRTC",
           .enabled(if: WebRTCRoomRig.available))
     func twoKiosksOverWebRTC() async throws {
         let rig = try WebRTCRoomRig()
         defer { rig.tearDown() }
         let janus = try await rig.startJanus()
         let timeline = try rig.microphoneOn(at: 0.2)
+        // B's microphone goes off at 7 s: the session mutes B in the room (AudioBridge configure, over WebRTC as over plain RTP).
+        let bTimeline = rig.folder.appendingPathComponent("mic-b.json")
+        try #"[{"at": 0.2, "do": "mic", "on": true}, {"at": 7.0, "do": "mic", "on": false}]"#.write(to: bTimeline, atomically: true, encoding: .utf8)
         let capture = try await PacketCapture(rig.net, namespace: rig.net.server, interface: rig.net.serverInterface, seconds: 14, folder: rig.folder)
         let api = rig.api(room: 2222)
         let wavA = rig.folder.appendingPathComponent("kiosk-a.wav"), wavB = rig.folder.appendingPathComponent("kiosk-b.wav")
         let (a, eventsA) = try rig.kiosk("a", room: api + "&display=kiosk-a", ["--mic", rig.teacher.path, "--script", timeline.path, "--output", "wav:\(wavA.path)"])
-        let (b, eventsB) = try rig.kiosk("b", room: api + "&display=kiosk-b", ["--mic", rig.student.path, "--script", timeline.path, "--output", "wav:\(wavB.path)"])
+        let (b, eventsB) = try rig.kiosk("b", room: api + "&display=kiosk-b", ["--mic", rig.student.path, "--script", bTimeline.path, "--output", "wav:\(wavB.path)"])
         let (plain, _) = try rig.kiosk("plain", room: "janus://\(rig.net.serverAddress):8088/2222", ["--mic", "none", "--output", "null"])
+        try await Task.sleep(for: .seconds(4))
+        let talking = try janus.participants(room: 2222)
+        try await Task.sleep(for: .seconds(5))
+        let muted = try janus.participants(room: 2222)
+        print("FIGURE WebRTC room's participants: both microphones on \(talking); B's off \(muted)")
+        #expect(talking == ["kiosk-a": false, "kiosk-b": false] && muted == ["kiosk-a": false, "kiosk-b": true], "talking \(talking), muted \(muted)")
         let statusA = try await a.exitStatus(within: .seconds(40)), statusB = try await b.exitStatus(within: .seconds(40))
         let plainStatus = try await plain.exitStatus(within: .seconds(20))
 
@@ -26,7 +35,7 @@ struct JanusWebRTCTests {
         let joinedB = Fixtures.events(eventsB, named: "room-joined").first?["t"] as? Double
         let from = max(joinedA ?? 0, joinedB ?? 0) + 1.5
         let bHearsA = try Fixtures.bandLevel(wavB, from: from, to: 11.5, band: WebRTCRoomRig.teacherBand)
-        let aHearsB = try Fixtures.bandLevel(wavA, from: from, to: 11.5, band: WebRTCRoomRig.studentBand)
+        let aHearsB = try Fixtures.bandLevel(wavA, from: from, to: 6.8, band: WebRTCRoomRig.studentBand)
         let aHearsItself = try Fixtures.bandLevel(wavA, from: from, to: 11.5, band: WebRTCRoomRig.teacherBand)
         print("FIGURE WebRTC room: joined A \(joinedA.map { String(format: "%.2f", $0) } ?? "-") s, B \(joinedB.map { String(format: "%.2f", $0) } ?? "-") s; "
               + "B hears A \(String(format: "%.1f", bHearsA)) dBFS, A hears B \(String(format: "%.1f", aHearsB)) dBFS, A hears itself \(String(format: "%.1f", aHearsItself)) dBFS")
