@@ -272,6 +272,7 @@ final class PlayerRun: Sendable {
         snapshotter?.stop()
         peers.stopAll()
         room?.leave()      // leave and destroy the session while the engine still runs
+        let lesson = controller.engine.input(id: "courseware")
         controller.stop()  // finalises a WAV output
         uplink?.stop()     // after the microphone went: finalises an uplink WAV
         let (ending, lessonFailure, outputFailure) = state.withLock { ($0.ending ?? .completed, $0.lessonFailure, $0.outputFailure) }
@@ -279,6 +280,10 @@ final class PlayerRun: Sendable {
         var fields = outcome.stoppedFields(output: settings.displayedOutput.description, failure: failure)
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
         fields += peers.totals
+        // How the lesson's audio kept time into the mix: a start-up loss in CI once left no other trace.
+        if let lesson {
+            fields += [("lesson_resyncs", .number(Double(lesson.timelineResyncs))), ("lesson_dropped_pushes", .number(Double(lesson.droppedPushes)))]
+        }
         if let uplink {
             fields += [("uplink_frames", .number(Double(uplink.framesSent))), ("uplink_dropped", .number(Double(uplink.framesDropped)))]
         }

@@ -31,7 +31,9 @@ struct TimelineRunTests {
         func level(_ from: Double, _ to: Double) -> Double { audio.rms(from: start + from, to: start + to) }
         let before = level(0.3, 0.9), micOn = level(1.4, 1.9), ducked = level(2.6, 3.4), restored = level(4.1, 4.4)
         let call = level(5.0, 5.4), after = level(6.1, 6.8)
-        print("FIGURE timeline levels (dBFS): before \(before), mic on \(micOn), ducked \(ducked), restored \(restored), call 0.5 \(call), mic off \(after); WAV \(audio.seconds) s, lesson onset \(start) s")
+        let ended = Fixtures.events(events, named: "stopped").first
+        print("FIGURE timeline levels (dBFS): before \(before), mic on \(micOn), ducked \(ducked), restored \(restored), call 0.5 \(call), mic off \(after); WAV \(audio.seconds) s, lesson onset \(start) s; "
+              + "the lesson's timeline resynced \(ended?["lesson_resyncs"] ?? "-") times, \(ended?["lesson_dropped_pushes"] ?? "-") pushes dropped")
         #expect(abs(before - -23.0) < 0.5)
         #expect(abs(micOn - before) < 0.2)            // mic-connect keeps the courseware level (call volume 1 = media volume 1)
         #expect(abs(ducked - before - -20) < 1.0)     // the duck: −20 dB
