@@ -14,6 +14,7 @@ packages=(
   gstreamer1.0-plugins-bad            # webrtcdsp/webrtcechoprobe, audiobuffersplit, webrtcbin, srtpenc/srtpdec
   gstreamer1.0-nice                   # ICE for webrtcbin (libnice): the room over WebRTC
   tshark                              # the room tests capture what crosses the wire: DTLS and SRTP, no RTP in the clear
+  nftables                            # the room tests cut UDP to Janus in its namespace: ICE fails, the room rejoins
   openssl                             # the HTTPS room tests make a CA and a certificate of their own
   gstreamer1.0-libav                  # H.264/AAC lessons
   gstreamer1.0-plugins-base-apps      # gst-device-monitor-1.0

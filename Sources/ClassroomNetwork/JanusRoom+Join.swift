@@ -1,4 +1,5 @@
 import ClassroomEngine
+import Dispatch
 import Foundation
 import GStreamer
 import Logging
@@ -74,7 +75,11 @@ extension JanusRoom {
                 guard let self else { return }
                 current()?(.connection(nick))
                 guard nick == "failed" else { return }
-                self.lost(session: session, because: "the WebRTC connection failed (ICE or DTLS): no path to \(self.address.host) for the room's audio, or Janus dropped it")
+                // Off webrtcbin's own thread: the loss stops this connection's pipeline, which from inside its
+                // notify deadlocked (the room neither said room-lost nor stopped the connection).
+                DispatchQueue.global().async {
+                    self.lost(session: session, because: "the WebRTC connection failed (ICE or DTLS): no path to \(self.address.host) for the room's audio, or Janus dropped it")
+                }
             }, onJitterBuffer: { delay in current()?(.jitterBuffer(delay)) })
         } catch {
             throw .local("the WebRTC connection cannot be made (is gstreamer1.0-nice installed?): \(error)")

@@ -92,4 +92,37 @@ struct JanusWebRTCTests {
         #expect(joined.count >= 2 && rejoinedAt > lostAt, "\(joined), lost at \(lostAt)")
         #expect(before > -50 && after > -50, "before \(before), after \(after)")
     }
+
+    @Test("ICE that cannot complete (UDP to Janus dropped, its HTTP API still up) fails the PeerConnection: room-lost, and the room rejoins once the path is back and hears the other",
+          .enabled(if: WebRTCRoomRig.available && FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft")))
+    func rejoinAfterICEFailure() async throws {
+        let rig = try WebRTCRoomRig(lessonSeconds: 24)
+        defer { rig.tearDown() }
+        try await rig.startJanus()
+        try rig.janusTakesUDP(false)
+        let talker = try rig.repeated(rig.teacher, times: 4), timeline = try rig.microphoneOn(at: 0.2)
+        let api = rig.api(room: 2222)
+        let wavB = rig.folder.appendingPathComponent("kiosk-b.wav")
+        let (a, eventsA) = try rig.kiosk("a", room: api + "&display=kiosk-a", ["--mic", talker.path, "--script", timeline.path, "--output", "null"])
+        let (b, eventsB) = try rig.kiosk("b", room: api + "&display=kiosk-b", ["--mic", "none", "--output", "wav:\(wavB.path)"])
+        let failed = await waitUntil(timeout: .seconds(15)) { !Fixtures.events(eventsA, named: "room-lost").isEmpty && !Fixtures.events(eventsB, named: "room-lost").isEmpty }
+        try rig.janusTakesUDP(true)
+        let rejoined = await waitUntil(timeout: .seconds(15)) {
+            Fixtures.events(eventsA, named: "room-connection").contains { $0["state"] as? String == "connected" }
+                && Fixtures.events(eventsB, named: "room-connection").contains { $0["state"] as? String == "connected" }
+        }
+        _ = try await a.exitStatus(within: .seconds(40))
+        let statusB = try await b.exitStatus(within: .seconds(40))
+
+        let lost = Fixtures.events(eventsB, named: "room-lost")
+        let states = Fixtures.events(eventsB, named: "room-connection").compactMap { $0["state"] as? String }
+        let connectedAt = Fixtures.events(eventsB, named: "room-connection").first { $0["state"] as? String == "connected" }?["t"] as? Double ?? 23
+        let heard = try Fixtures.bandLevel(wavB, from: connectedAt + 1.5, to: 23.5, band: WebRTCRoomRig.teacherBand)
+        print("FIGURE WebRTC ICE failure: B lost the room at \(lost.first?["t"] ?? "-") s (\(lost.first?["message"] ?? "-")); states \(states); connected at \(String(format: "%.2f", connectedAt)) s, then hears A \(String(format: "%.1f", heard)) dBFS")
+        #expect(failed, "both kiosks lose the room when ICE fails: \(Fixtures.events(eventsB, named: "room-connection"))")
+        #expect((lost.first?["message"] as? String)?.contains("the WebRTC connection failed") == true, "\(lost)")
+        #expect(states.contains("failed") && rejoined, "\(states)")
+        #expect(statusB == 0, "stderr: \(b.stderr)")
+        #expect(heard > -50, "B hears A after the rejoin: \(heard) dBFS")
+    }
 }

@@ -64,6 +64,20 @@ final class WebRTCRoomRig: @unchecked Sendable {
         return (try PlayerProcess(net.exec(in: net.kiosks, command), in: folder, executable: URL(fileURLWithPath: "/usr/sbin/ip")), events)
     }
 
+    /// Drops (or again lets through) every UDP packet reaching Janus's namespace (nftables there):
+    /// ICE and media fail while the HTTP API still answers.
+    func janusTakesUDP(_ takes: Bool) throws {
+        let steps: [[String]] = takes
+            ? [["delete", "table", "inet", "room-test"]]
+            : [["add", "table", "inet", "room-test"], ["add", "chain", "inet", "room-test", "input", "{ type filter hook input priority 0; }"],
+               ["add", "rule", "inet", "room-test", "input", "meta", "l4proto", "udp", "drop"]]
+        for step in steps {
+            let nft = try Fixtures.start("/usr/sbin/ip", net.exec(in: net.server, ["/usr/sbin/nft"] + step))
+            nft.waitUntilExit()
+            guard nft.terminationStatus == 0 else { throw PlayerTestError.setupFailed("nft \(step.joined(separator: " ")) failed") }
+        }
+    }
+
     /// Janus's HTTP API in its namespace, for `room`.
     func api(room: Int, scheme: String = "http") -> String { "\(scheme)://\(net.serverAddress):8088/janus?room=\(room)" }
 
