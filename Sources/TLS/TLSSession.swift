@@ -4,7 +4,7 @@ import Foundation
 /// A TLS client session (OpenSSL, TLS 1.2 or later) over a connected non-blocking socket: the
 /// handshake verifies the server's certificate chain against the system's CAs or a CA file, and
 /// its name or IP address against `host`; verification is never skipped. Every wait ends at the
-/// caller's deadline. Not shared between threads; `close()` once, before the socket is closed.
+/// caller's deadline. Not shared between threads; `close()` before the socket is closed, and drop it.
 public final class TLSSession {
     /// Whom to trust.
     public struct Trust: Sendable, Hashable, CustomStringConvertible {
@@ -104,9 +104,14 @@ public final class TLSSession {
         }
     }
 
-    /// Says goodbye (close_notify, not waited for) and frees the session; the socket stays the caller's.
+    /// Says goodbye (close_notify, not waited for); the socket stays the caller's.
     public func close() {
         _ = SSL_shutdown(ssl)
+    }
+
+    // Freed here, not in close(): a handshake that throws from init leaves a session nobody can close
+    // (each failed join leaked an SSL context with the system's CA store).
+    deinit {
         SSL_free(ssl)
         SSL_CTX_free(context)
     }
