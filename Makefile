@@ -59,7 +59,7 @@ test-swift:
 	CLASSROOM_AUDIO_PULSE=1 bash scripts/with-pulseaudio.sh \
 		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassroomPlayerTests --no-parallel
 
-# Every measurement of DESIGN §7 in one run, against a private PulseAudio server (sink retargets,
+# Every measurement of DESIGN §7 in one run (classroom-player in release too: the mouth-to-ear rows play through it), against a private PulseAudio server (sink retargets,
 # module-echo-cancel); regenerates docs/. Not part of `make test`, but `make test` builds it.
 # BENCH_FLAGS=--quick shortens the 10-minute run for development.
 # An hour of class (lesson and live feed looping, 200 mic switches) in real time; writes
@@ -72,6 +72,7 @@ soak: setup
 bench: setup
 	bash scripts/python-venv.sh
 	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-bench
+	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-player
 	bash scripts/with-pulseaudio.sh $(SCRATCH)/release/classroom-bench run --output docs $(BENCH_FLAGS)
 
 # The binding tests once more under GStreamer's leaks tracer; any object still alive fails.

@@ -20,7 +20,7 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
-    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room) and print them; docs/ is not written.")
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room; devices: mouth-to-ear through PulseAudio and PipeWire beside the floor, its budget chart drawn in the temporary folder) and print them; docs/ is not written.")
     var only: String?
 
     func run() async throws {
@@ -49,7 +49,8 @@ struct RunBenchmarks: AsyncParsableCommand {
             case "echo-room": rows = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
             case "echo-tuning": rows = await EchoTuningSweep.rows(script: roomScript, logger: logger)
             case "near-end": rows = await RoomNearEndRows.rows(script: roomScript, logger: logger)
-            default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning or near-end, not \(only)")
+            case "devices": rows = await DeviceMouthToEarRows.rows(chartDirectory: FileManager.default.temporaryDirectory.path)
+            default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning, near-end or devices, not \(only)")
             }
             print(ReportWriter.table(rows))
             for row in rows { print("\n\(row.measure): \(row.method)") }
@@ -75,12 +76,14 @@ struct RunBenchmarks: AsyncParsableCommand {
         progress("RTC inputs mixed on one core")
         let mixing = await RealTimeMixing.rows(executable: executable, inputs: [1, 8, 32], runs: plan.mixRuns)
         let twoWay = await Self.twoWayRows(executable: executable, plan: plan, logger: logger)
+        progress("mouth-to-ear through PulseAudio and PipeWire, beside the floor")
+        let devices = await DeviceMouthToEarRows.rows(chartDirectory: output)
         progress("startup to first audio out")
         let startup = await StartupMeasurement.rows(executable: executable, runs: plan.startupRuns)
         progress("waiting for the long run")
         let long = await soak.rows(voiceBaselineRSSKiB: cost.gstVoicePeakRSSKiB)
 
-        let rows = level + long.continuity + latency + echo + room + sync + cost.rows + mixing + twoWay + startup + long.memory
+        let rows = level + long.continuity + latency + echo + room + sync + cost.rows + mixing + twoWay + devices + startup + long.memory
         let wall = Double(ProcessMeters.monotonicNanoseconds() - startedAt) / 1e9
         let info = ReportWriter.RunInfo(started: started, wallSeconds: wall, quick: quick, soakSeconds: plan.soakSeconds,
                                         machine: Self.machine(), gstreamer: GStreamer.version.description)

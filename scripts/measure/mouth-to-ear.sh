@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Mouth-to-ear latency through the sound server the caller started (scripts/with-pulseaudio.sh or
+# scripts/with-pipewire.sh), as a listener would have it: two null sinks are the devices — "mouth",
+# whose monitor is kiosk A's microphone, and "ear", kiosk B's speaker — and one gst-launch pipeline
+# records both monitors on one clock (audiointerleave aligns them by timestamp). A 40 ms tone
+# burst is played into "mouth" every second; each burst's delay is the onset on "ear" minus the
+# onset on "mouth" (scripts/measure/onsets.py). Prints one JSON line.
+#
+#   scripts/measure/mouth-to-ear.sh SENDER RECEIVER [BURSTS]
+#
+# SENDER, what hears "mouth" and sends RTP to 127.0.0.1:$PORT:
+#   floor          gst-launch: pulsesrc (20 ms buffer) ► Opus 10 ms ► RTP ► udpsink
+#   kiosk          classroom-player ($PLAYER) with --mic mouth-mic --uplink rtp://…?ptime=10
+#   kiosk-room     classroom-player joined to $ROOM (a janus:// or http:// room) with --mic mouth-mic
+# RECEIVER, what plays that on "ear":
+#   floor          gst-launch: udpsrc ► rtpjitterbuffer 10 ms ► opusdec ► pulsesink (20 ms buffer, sync=false)
+#   kiosk          classroom-player with --live rtp://127.0.0.1:$PORT --output ear
+#   kiosk-room     classroom-player joined to $ROOM, muted, --output ear
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+sender=$1 receiver=$2 bursts=${3:-12}
+port=${PORT:-5004}
+player=${PLAYER:?PLAYER names the classroom-player binary}
+work=$(mktemp -d /tmp/classroom-audio-m2e.XXXXXX)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+  sleep 0.5
+  for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# One stereo null sink, "rig", is both devices: "mouth" is its left channel, "ear" its right, so a
+# single capture of rig's monitor holds what was said and what was heard sample-aligned (two
+# captures, one per device, were measured to disagree by tens of milliseconds).
+pactl load-module module-null-sink sink_name=rig channels=2 channel_map=front-left,front-right >/dev/null
+pactl load-module module-remap-sink sink_name=mouth master=rig channels=1 channel_map=mono master_channel_map=front-left remix=no >/dev/null
+pactl load-module module-remap-sink sink_name=ear master=rig channels=1 channel_map=mono master_channel_map=front-right remix=no >/dev/null
+pactl load-module module-remap-source source_name=mouth-mic master=rig.monitor channels=1 channel_map=mono master_channel_map=front-left remix=no >/dev/null
+# A silent lesson: the kiosks play nothing but the path measured.
+gst-launch-1.0 -q audiotestsrc wave=silence num-buffers=3000 samplesperbuffer=960 ! audio/x-raw,rate=48000,channels=2 \
+  ! opusenc ! oggmux ! filesink location="$work/silence.ogg"
+echo '[{"at": 0.3, "do": "mic", "on": true}]' > "$work/mic.json"
+# Each burst another pitch (700 Hz up in 97 Hz steps): a noise suppressor learns a tone that repeats
+# as noise (measured: 2 of 12 identical 1 kHz bursts never reached the uplink).
+parts=()
+for ((n = 0; n < bursts; n++)); do
+  sox -n -r 48000 -c 1 -b 16 "$work/burst-$n.wav" synth 0.04 sine $((700 + 97 * n)) vol 0.4 pad 0 0.96
+  parts+=("$work/burst-$n.wav")
+done
+sox "${parts[@]}" "$work/bursts.wav"
+
+kiosk() { "$player" play "$work/silence.ogg" --no-stdin --log-level error "$@" > /dev/null 2>&1 & pids+=($!); }
+case $receiver in
+  floor) gst-launch-1.0 -q udpsrc port="$port" caps="application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=111" \
+           ! rtpjitterbuffer latency=10 ! rtpopusdepay ! opusdec ! audioconvert ! audioresample \
+           ! pulsesink device=ear buffer-time=20000 latency-time=10000 sync=false > /dev/null 2>&1 & pids+=($!) ;;
+  kiosk) kiosk --live "rtp://127.0.0.1:$port" --output ear --events "$work/b.jsonl" ;;
+  kiosk-room) kiosk --room "${ROOM:?}" --mic none --output ear --events "$work/b.jsonl" ;;
+  *) echo "mouth-to-ear: unknown receiver '$receiver'" >&2; exit 2 ;;
+esac
+case $sender in
+  floor) gst-launch-1.0 -q pulsesrc device=mouth-mic buffer-time=20000 latency-time=10000 ! audio/x-raw,rate=48000,channels=1 \
+           ! audioconvert ! opusenc frame-size=10 ! rtpopuspay pt=111 ! udpsink host=127.0.0.1 port="$port" sync=false async=false > /dev/null 2>&1 & pids+=($!) ;;
+  kiosk) kiosk --mic mouth-mic --uplink "rtp://127.0.0.1:$port?ptime=10" --output null --script "$work/mic.json" --events "$work/a.jsonl" ;;
+  kiosk-room) kiosk --room "${ROOM:?}" --mic mouth-mic --output null --script "$work/mic.json" --events "$work/a.jsonl" ;;
+  *) echo "mouth-to-ear: unknown sender '$sender'" >&2; exit 2 ;;
+esac
+# The receiver starts first: a sync=false sink started on a stream already flowing keeps the
+# backlog its start-up gathered (measured: 720 ms behind a kiosk). Both ends settle (a room joins, jitter buffers find their size) before the recording starts.
+sleep "${SETTLE:-10}"
+gst-launch-1.0 -q -e pulsesrc device=rig.monitor ! audio/x-raw,rate=48000,channels=2 ! wavenc ! filesink location="$work/heard.wav" \
+  > /dev/null 2>&1 & recorder=$!
+sleep 1
+paplay --latency-msec=10 -d mouth "$work/bursts.wav"
+sleep 1
+kill -INT "$recorder"; wait "$recorder" || true
+# The receiving kiosk's jitter buffer when the bursts were heard (its last live-jitter-buffer event).
+jitter=$(python3 -c 'import json, sys
+sizes = [e["ms"] for e in map(json.loads, open(sys.argv[1])) if e.get("event") == "live-jitter-buffer"]
+print(sizes[-1] if sizes else "null")' "$work/b.jsonl" 2>/dev/null || echo null)
+python3 "$here/onsets.py" "$work/heard.wav" --bursts "$bursts" --extra "{\"jitter_buffer_ms\": $jitter}"
