@@ -56,13 +56,17 @@ root_path() {
 mount_inside() {
   local root=$1
   mount --make-rprivate /
+  # The root a mount point of its own: `ip netns exec` and `ip -n` remount / as a slave and fail
+  # on a plain directory (the namespace tests' `ip -n NS addr add` did).
+  mount --bind "$root" "$root"
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
   mount --rbind /dev "$root/dev"
   mount -t tmpfs -o mode=1777 tmpfs "$root/dev/shm"
   mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
   mount -t tmpfs -o mode=755 tmpfs "$root/run"
-  mkdir -p "$root/run/host" "$root/run/lock"
+  # /run as a booted system has it: the journal tests bind their own socket over /run/systemd.
+  mkdir -p "$root/run/host" "$root/run/lock" "$root/run/systemd"
   mount --bind / "$root/run/host"
   mount -o remount,bind,ro "$root/run/host"
   local dir
