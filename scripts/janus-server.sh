@@ -11,16 +11,42 @@
 # https_cert.pem and https_key.pem there, the API is HTTPS only (on the same PORT).
 #
 #   scripts/janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]
+#   scripts/janus-server.sh --check     says which Janus would run; exit 1 (and why) when none
 #
 # ADDRESS (127.0.0.1 unless given) is where the HTTP API listens and the address the AudioBridge
 # names for RTP: kiosks on other hosts (or network namespaces) reach it there.
+#
+# Which Janus: Debian 12's package (/usr/bin/janus). Debian 13 packages none; there
+# CLASSROOM_AUDIO_JANUS_ROOT may name another system's root that has Debian's janus installed
+# (scripts/debian13.sh sets it to the Debian 12 machine's / at /run/host), and its Janus runs with
+# that system's own loader and libraries: a Janus 1.1 server from another system, as kiosks meet it.
 set -euo pipefail
+
+janus_root=${CLASSROOM_AUDIO_JANUS_ROOT:-}
+if [[ -x /usr/bin/janus ]]; then
+  janus=(janus)
+  libraries=/usr/lib/x86_64-linux-gnu/janus
+  [[ -d $libraries ]] || libraries=$(dirname "$(dpkg -L janus | grep -m1 '/janus/plugins/')")
+elif [[ -n $janus_root && -x $janus_root/usr/bin/janus ]]; then
+  arch=$janus_root/usr/lib/x86_64-linux-gnu
+  libraries=$arch/janus
+  # Its own loader (not the /lib64 symlink, which points into this system) and libraries; GLib's
+  # modules and OpenSSL's configuration from there too, not this system's newer ones.
+  export GIO_MODULE_DIR=$arch/gio/modules OPENSSL_CONF=$janus_root/usr/lib/ssl/openssl.cnf OPENSSL_MODULES=$arch/ossl-modules
+  janus=("$arch/ld-linux-x86-64.so.2" --library-path "$arch:$janus_root/lib/x86_64-linux-gnu" "$janus_root/usr/bin/janus")
+else
+  echo "janus-server.sh: no Janus here: /usr/bin/janus is missing${janus_root:+, and so is $janus_root/usr/bin/janus (CLASSROOM_AUDIO_JANUS_ROOT)}." >&2
+  echo "janus-server.sh: on Debian 12 'make setup' installs it; Debian 13 packages none: set CLASSROOM_AUDIO_JANUS_ROOT to a Debian 12 root with janus installed (README, \"Platforms\")." >&2
+  exit 1
+fi
+if [[ ${1:-} == --check ]]; then
+  echo "janus-server.sh: Janus is ${janus[*]}"
+  exit 0
+fi
 
 dir=${1:?usage: janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]}
 port=${2:?usage: janus-server.sh CONFIG_DIR HTTP_PORT [ADDRESS]}
 address=${3:-127.0.0.1}
-libraries=/usr/lib/x86_64-linux-gnu/janus
-[[ -d $libraries ]] || libraries=$(dirname "$(dpkg -L janus | grep -m1 '/janus/plugins/')")
 mkdir -p "$dir"
 umask 077   # the configs below may hold the secrets
 secret() { [[ -f $dir/$1 ]] && tr -d '\n' < "$dir/$1"; }
@@ -62,4 +88,4 @@ room-3333: { description = "With a pin", sampling_rate = 48000, pin = "$pin", al
 room-4444: { description = "WebRTC only, with a pin", sampling_rate = 48000, pin = "$pin" }
 JCFG
 
-exec janus -F "$dir" -C "$dir/janus.jcfg"
+exec "${janus[@]}" -F "$dir" -C "$dir/janus.jcfg"

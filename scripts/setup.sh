@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Installs every Debian package the project needs, and nothing when all are present.
-# Idempotent; runs `apt-get update` only when a package is missing and apt has no lists (or
-# the install fails on stale ones). Works as root, or through sudo.
+# Installs every Debian package the project needs, and nothing when all are present, on Debian 12
+# (bookworm) or Debian 13 (trixie), read from /etc/os-release. Idempotent; runs `apt-get update`
+# only when a package is missing and apt has no lists (or the install fails on stale ones). Works
+# as root, or through sudo.
+#
+#   scripts/setup.sh                  install what is missing
+#   scripts/setup.sh --list [CODENAME]  print the packages for this release (or CODENAME), one a line
+#
+# One list, in Debian 12's names; what another release calls differently, or does not package,
+# is named below it (differs_in_<codename>).
 set -euo pipefail
 
 packages=(
@@ -49,6 +56,37 @@ packages=(
   gcc                                 # … with it
 )
 
+# What Debian 13 names differently, or does not package: NAME=NEW, or NAME= for none.
+differs_in_trixie=(
+  libcurl4=libcurl4t64                # the t64 transition (64-bit time_t) renamed it
+  janus=                              # Janus is not in Debian 13: the room tests take it from a Debian 12 system (README, "Platforms")
+  libjs-janus-gateway=                # janus.js comes with Janus, from the same place
+)
+
+codename=${2:-}
+if [[ -z $codename ]]; then
+  codename=$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}" ) || codename=""
+fi
+case "$codename" in
+  bookworm) differs=() ;;
+  trixie) differs=("${differs_in_trixie[@]}") ;;
+  *) echo "setup: Debian release '${codename:-unknown}' is not one this project knows (bookworm, trixie); trying Debian 12's package names." >&2
+     differs=() ;;
+esac
+for change in "${differs[@]}"; do
+  old=${change%%=*} new=${change#*=}
+  for i in "${!packages[@]}"; do
+    [[ ${packages[$i]} == "$old" ]] || continue
+    if [[ -n $new ]]; then packages[$i]=$new; else unset 'packages[i]'; fi
+  done
+done
+packages=("${packages[@]}")
+
+if [[ ${1:-} == --list ]]; then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
+
 missing=()
 for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
@@ -56,7 +94,7 @@ for package in "${packages[@]}"; do
 done
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "setup: all ${#packages[@]} Debian packages are installed."
+  echo "setup: all ${#packages[@]} Debian packages for ${codename:-this release} are installed."
   exit 0
 fi
 

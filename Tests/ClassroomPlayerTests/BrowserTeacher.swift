@@ -12,7 +12,7 @@ final class BrowserTeacher: @unchecked Sendable {
 
     static let page = Fixtures.root.appendingPathComponent("scripts/browser-teacher/teacher.html")
     private static let chromium = "/usr/bin/chromium"
-    private static let scripts = ["/usr/share/javascript/janus-gateway/janus.js", "/usr/share/javascript/webrtc-adapter/adapter.js"]
+    private static let scripts = [JanusServer.javascript, "/usr/share/javascript/webrtc-adapter/adapter.js"]
 
     /// Whether Chromium, janus.js and adapter.js are installed (scripts/setup.sh).
     static var available: Bool {
@@ -32,7 +32,8 @@ final class BrowserTeacher: @unchecked Sendable {
     init(_ net: NetworkNamespaces, in namespace: String, server: String, room: Int, display: String, microphone: URL, folder: URL) throws {
         logFile = folder.appendingPathComponent("chromium-\(display).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let query = [("server", server), ("room", "\(room)"), ("display", display)]
+        let query = [("server", server), ("room", "\(room)"), ("display", display),
+                     ("janus_js", URL(fileURLWithPath: JanusServer.javascript).absoluteString)]
             .map { "\($0)=\(BrowserTeacher.escaped($1))" }.joined(separator: "&")
         let arguments = [
             BrowserTeacher.chromium, "--headless=new",

@@ -6,7 +6,7 @@ import Testing
 @Suite("classroom-player: a browser teacher in the WebRTC room", .serialized)
 struct BrowserTeacherTests {
     @Test("a teacher in a real browser (headless Chromium, janus.js from Debian) and a kiosk in room 2222 over WebRTC: the kiosk hears the teacher's speech, and the page's AnalyserNode hears the kiosk's student once its microphone is on, the floor before",
-          .enabled(if: WebRTCRoomRig.available && BrowserTeacher.available))
+          .enabled(if: WebRTCRoomRig.available && BrowserTeacher.available, "needs root, iproute2, a Janus with its janus.js (scripts/janus-server.sh --check) and chromium"))
     func browserTeacher() async throws {
         let began = Date()
         let rig = try WebRTCRoomRig()

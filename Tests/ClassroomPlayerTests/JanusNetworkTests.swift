@@ -7,7 +7,7 @@ import Testing
 @Suite("classroom-player: a Janus room on another host", .serialized)
 struct JanusNetworkTests {
     @Test("Janus in one network namespace, two kiosks in another: each joins from the address that routes to Janus, and B hears A",
-          .enabled(if: NetworkNamespaces.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/janus")))
+          .enabled(if: NetworkNamespaces.available && JanusServer.available, "needs root, iproute2 and a Janus (scripts/janus-server.sh --check)"))
     func acrossHosts() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

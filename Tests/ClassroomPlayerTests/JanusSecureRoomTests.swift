@@ -7,7 +7,7 @@ import Testing
 @Suite("classroom-player: a secure Janus room (HTTPS, token, pin, WebRTC)", .serialized)
 struct JanusSecureRoomTests {
     @Test("HTTPS with the test's own CA, token_auth and a pin, in a room without plain RTP: two kiosks hear each other; a wrong token, a wrong pin and no ca= (the system's CAs) each end the start with exit 1 naming which",
-          .enabled(if: WebRTCRoomRig.available))
+          .enabled(if: WebRTCRoomRig.available, "needs root, iproute2 and a Janus (scripts/janus-server.sh --check)"))
     func secureRoom() async throws {
         let rig = try WebRTCRoomRig()
         defer { rig.tearDown() }

@@ -11,6 +11,28 @@ final class JanusServer: @unchecked Sendable {
     let port: Int
     private var process: Process?
 
+    /// Whether `scripts/janus-server.sh --check` finds a Janus to run: Debian 12's package, or on
+    /// Debian 13 (which packages none) one from `CLASSROOM_AUDIO_JANUS_ROOT`. The one place every
+    /// room suite asks; when there is none the script's reason goes to stderr once, and the suites skip.
+    static let available: Bool = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [Fixtures.root.appendingPathComponent("scripts/janus-server.sh").path, "--check"]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }()
+
+    /// Where Janus's own web client (janus.js) is: Debian 12's libjs-janus-gateway, or the same
+    /// package in `CLASSROOM_AUDIO_JANUS_ROOT`'s system, beside the Janus that runs.
+    static var javascript: String {
+        let path = "/usr/share/javascript/janus-gateway/janus.js"
+        if FileManager.default.fileExists(atPath: path) { return path }
+        return (ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_JANUS_ROOT"] ?? "") + path
+    }
+
     init(in folder: URL) throws {
         self.folder = folder.appendingPathComponent("janus")
         port = try Fixtures.freeTCPPort()

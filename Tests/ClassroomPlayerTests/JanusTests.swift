@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@Suite("classroom-player: a class of kiosks in a Janus AudioBridge room", .serialized)
+@Suite("classroom-player: a class of kiosks in a Janus AudioBridge room", .serialized,
+       .enabled(if: JanusServer.available, "no Janus to run here: scripts/janus-server.sh --check says why"))
 struct JanusTests {
     @Test("a room that cannot be joined as configured ends the start with exit 1 and says what to change", arguments: [
         ("/9999", "has no AudioBridge room 9999"),

@@ -7,7 +7,7 @@ import Testing
 @Suite("classroom-player: a Janus room over WebRTC", .serialized)
 struct JanusWebRTCTests {
     @Test("two kiosks join room 2222 (allow_rtp_participants off) over WebRTC and hear each other, muted in the room when a microphone goes off; a plain-RTP join of it is refused, pointing at WebRTC",
-          .enabled(if: WebRTCRoomRig.available))
+          .enabled(if: WebRTCRoomRig.available, "needs root, iproute2 and a Janus (scripts/janus-server.sh --check)"))
     func twoKiosksOverWebRTC() async throws {
         let rig = try WebRTCRoomRig()
         defer { rig.tearDown() }
@@ -63,7 +63,7 @@ struct JanusWebRTCTests {
     }
 
     @Test("Janus killed mid-class and restarted: the WebRTC kiosk says room-lost, rejoins with a new PeerConnection and hears the other again",
-          .enabled(if: WebRTCRoomRig.available))
+          .enabled(if: WebRTCRoomRig.available, "needs root, iproute2 and a Janus (scripts/janus-server.sh --check)"))
     func rejoinAfterServerLoss() async throws {
         let rig = try WebRTCRoomRig(lessonSeconds: 22)
         defer { rig.tearDown() }
@@ -94,7 +94,7 @@ struct JanusWebRTCTests {
     }
 
     @Test("ICE that cannot complete (UDP to Janus dropped, its HTTP API still up) fails the PeerConnection: room-lost, and the room rejoins once the path is back and hears the other",
-          .enabled(if: WebRTCRoomRig.available && FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft")))
+          .enabled(if: WebRTCRoomRig.available && FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft"), "needs root, iproute2, nftables and a Janus (scripts/janus-server.sh --check)"))
     func rejoinAfterICEFailure() async throws {
         let rig = try WebRTCRoomRig(lessonSeconds: 24)
         defer { rig.tearDown() }

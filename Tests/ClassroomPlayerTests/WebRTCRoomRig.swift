@@ -18,7 +18,7 @@ final class WebRTCRoomRig: @unchecked Sendable {
     private(set) var janus: JanusInNamespace?
 
     static let teacherBand = 200...900, studentBand = 1500...3000
-    static let available = NetworkNamespaces.available && FileManager.default.isExecutableFile(atPath: "/usr/bin/janus")
+    static let available = NetworkNamespaces.available && JanusServer.available
 
     init(lessonSeconds: Int = 12) throws {
         folder = try Fixtures.folder()
