@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv=.venv
+# CLASSROOM_VENV: another folder, for a second Debian (its own Python) sharing this tree.
+venv=${CLASSROOM_VENV:-.venv}
 if [[ -x $venv/bin/python ]] && $venv/bin/python -c 'import pesq, numpy, scipy' 2>/dev/null; then
   exit 0
 fi
