@@ -12,11 +12,14 @@ struct VoiceProcessingPlatformTests {
         let version = GStreamer.version
         var processing = VoiceProcessing.voice(on: Platform(version: version, echoCanceller: .aec1))
         processing.echoSuppression = .low
-        for (canceller, expected) in [(Platform.EchoCanceller.aec1, "low"), (.aec3, "high")] {
+        // An AEC3 build reads back "moderate" whatever is set (1.26.2), so AEC1's write is checked only where it acts.
+        let cancellers: [Platform.EchoCanceller] = Platform.current.echoCanceller == .aec1 ? [.aec1, .aec3] : [.aec3]
+        for canceller in cancellers {
             let dsp = try ElementFactory.make("webrtcdsp")
             try dsp.set("echo-suppression-level", PropertyValue.enumNick("high"))
+            let before = try dsp.enumNick("echo-suppression-level")
             try processing.apply(to: dsp, on: Platform(version: version, echoCanceller: canceller))
-            #expect(try dsp.enumNick("echo-suppression-level") == expected)
+            #expect(try dsp.enumNick("echo-suppression-level") == (canceller == .aec1 ? "low" : before))
             #expect(try dsp.enumNick("noise-suppression-level") == "high")
         }
     }
