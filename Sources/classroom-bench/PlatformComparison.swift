@@ -34,7 +34,8 @@ struct PlatformComparison {
     /// One table: a measure per line, each platform's figure and pass beside the other's.
     /// The double-talk PESQ-WB goal is AEC3's figure in the same room (#24: no canceller reached 2.0 there).
     func table() -> String {
-        var lines = ["| measure | \(hereName) | \(thereName) | goal | pass (\(hereName)) | pass (\(thereName)) |",
+        func short(_ name: String) -> String { name.split(separator: "(").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? name }
+        var lines = ["| measure | \(hereName) | \(thereName) | goal | pass (\(short(hereName))) | pass (\(short(thereName))) |",
                      "|---|---|---|---|---|---|"]
         let theirs = Dictionary(there.map { ($0.measure, $0) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<String>()
