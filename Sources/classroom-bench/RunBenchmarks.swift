@@ -67,6 +67,7 @@ struct RunBenchmarks: AsyncParsableCommand {
                 progress("the same rows on the other platform: \(beside)")
                 let there = try await PlatformComparison.rowsThere(command: beside, only: only)
                 let comparison = PlatformComparison(here: rows, there: there.rows, hereName: PlatformComparison.hereName, thereName: there.platform)
+                print("\nOn \(there.platform):\n" + ReportWriter.table(there.rows))
                 print("\n" + comparison.table())
             }
             return
@@ -90,6 +91,7 @@ struct RunBenchmarks: AsyncParsableCommand {
             do {
                 let there = try await PlatformComparison.rowsThere(command: beside, only: "echo-room")
                 platforms = PlatformComparison(here: room, there: there.rows, hereName: PlatformComparison.hereName, thereName: there.platform).table()
+                    + "\n\nThe rows as measured on \(there.platform), with their baselines:\n\n" + ReportWriter.table(there.rows)
             } catch {
                 platforms = "Not measured on the other platform: \(error)"
             }
