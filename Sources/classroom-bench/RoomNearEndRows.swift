@@ -1,5 +1,6 @@
 import ClassroomEngine
 import ClassroomMeasurement
+import GStreamer
 import Logging
 
 /// Noise suppression and gain control measured in the room rig, not just switched on (issue #11 item 5).
@@ -38,7 +39,8 @@ enum RoomNearEndRows {
         let method = EchoRoomComparison.roomMethod + """
              Here the teacher is silent and nobody talks: the room adds white noise at \(formatted(noiseDBFS, "dBFS")) to the \
             microphone. Reduction = 10·log10(ΣE_mic / ΣE_uplink) over every 10 ms frame from 3 s after the first. \
-            The voice profile's noise suppression is webrtcdsp's level high (its default, moderate, took 12.3 dB off here); \
+            The voice profile's noise suppression is webrtcdsp's level \(VoiceProcessing.voice.noiseSuppressionLevel.rawValue) on this platform \
+            (\(Platform.current); WORKAROUNDS §13); \
             the raw profile passes it unchanged (bit-exact, measured elsewhere).
             """
         do {
