@@ -95,11 +95,22 @@ soak: setup
 	CLASSROOM_AUDIO_SOAK_SECONDS=3600 CLASSROOM_AUDIO_SOAK_MIC_SWITCHES=200 CLASSROOM_AUDIO_SOAK_REPORT=docs/SOAK.md \
 		env SWIFT="$(SWIFT)" bash scripts/swift-test.sh --scratch-path $(SCRATCH) --skip-build --filter ClassSoakTests
 
+# The room rows run on Debian 13 too, in the same run (#24 item 4), where scripts/debian13.sh (its
+# cached root) is present and DEBIAN13 is not 0: the bench is built there (.build-debian13, with its
+# own PESQ venv) and classroom-bench runs the same rows there under --beside; the report shows both.
+DEBIAN13 ?= 1
+DEBIAN13_BENCH = scripts/debian13.sh run env CLASSROOM_VENV=.venv-debian13 bash scripts/with-pulseaudio.sh .build-debian13/release/classroom-bench
+
 bench: setup
 	bash scripts/python-venv.sh
 	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-bench
 	$(SWIFT) build --scratch-path $(SCRATCH) -c release --product classroom-player
-	bash scripts/with-pulseaudio.sh $(SCRATCH)/release/classroom-bench run --output docs $(BENCH_FLAGS)
+	if [ -x scripts/debian13.sh ] && [ "$(DEBIAN13)" != 0 ]; then \
+		scripts/debian13.sh run bash -c 'swift build --scratch-path .build-debian13 -c release --product classroom-bench && CLASSROOM_VENV=.venv-debian13 bash scripts/python-venv.sh' && \
+		bash scripts/with-pulseaudio.sh $(SCRATCH)/release/classroom-bench run --output docs --beside "$(DEBIAN13_BENCH)" $(BENCH_FLAGS); \
+	else \
+		bash scripts/with-pulseaudio.sh $(SCRATCH)/release/classroom-bench run --output docs $(BENCH_FLAGS); \
+	fi
 
 # The binding tests once more under GStreamer's leaks tracer; any object still alive fails.
 # (make test does not run this: its quick and engine passes run under the tracer, LEAKS=1.)

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv=.venv
+# CLASSROOM_VENV: another folder, for a second Debian (its own Python) sharing this tree.
+venv=${CLASSROOM_VENV:-.venv}
 if [[ -x $venv/bin/python ]] && $venv/bin/python -c 'import pesq, numpy, scipy, matplotlib' 2>/dev/null; then
   exit 0
 fi
@@ -23,7 +24,7 @@ fi
 # matplotlib draws the benchmark's charts (scripts/measure/budget-chart.py); held to Debian's numpy,
 # which Debian's scipy needs (unheld, pip brought numpy 2 and broke scipy).
 numpy=$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')
-if ! "$venv/bin/pip" install --quiet --disable-pip-version-check 'matplotlib==3.8.4' "numpy==$numpy"; then
+if ! "$venv/bin/pip" install --quiet --disable-pip-version-check 'matplotlib>=3.8,<3.11' "numpy==$numpy"; then
   echo "python-venv: could not install matplotlib from PyPI into $venv (is PyPI reachable?)." >&2
   exit 1
 fi

@@ -20,8 +20,9 @@ struct LevelControl: Sendable {
         var fall = 24.0
         /// A speech frame stands this far above the noise floor (dB).
         var speechAboveFloor = 10.0
-        /// And above this level (dBFS): quieter frames are room, not a talker.
-        var speechFloor = -60.0
+        /// And above this level (dBFS): quieter frames are room, not a talker. At −60, AEC3's residual
+        /// room noise after NS (about −61 dBFS from −45) counted as speech and was lifted ~17 dB (WORKAROUNDS §13).
+        var speechFloor = -50.0
         /// How long the speech level averages over (seconds of speech).
         var levelWindow = 1.0
         /// How much speech the level needs before the gain moves (seconds): a talker's first syllables

@@ -35,11 +35,18 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
         case veryHigh = "very-high"
     }
 
-    /// The voice profile (what a call needs): AEC, NS high and the high-pass filter, echo
-    /// suppression moderate; no webrtcdsp AGC, which lifted residual echo while the canceller converged
-    /// (the measurements behind each choice: WORKAROUNDS §13), but the uplink's level control after it.
-    public static let voice = VoiceProcessing(echoCancel: true, noiseSuppression: true, gainControl: false, highPassFilter: true,
-                                              noiseSuppressionLevel: .high, levelControl: true)
+    /// The voice profile (what a call needs) on this process's platform (`Platform.current`).
+    public static var voice: VoiceProcessing { voice(on: .current) }
+
+    /// The voice profile on a platform: AEC, NS high and the high-pass filter; no webrtcdsp AGC, which
+    /// lifted residual echo while the canceller converged, but the uplink's level control after it.
+    /// With AEC1, echo suppression moderate and the extended filter (the measurements: WORKAROUNDS §13);
+    /// AEC3 has neither knob (§13, measured on 1.26), so they are left at their defaults there.
+    public static func voice(on platform: Platform) -> VoiceProcessing {
+        VoiceProcessing(echoCancel: true, noiseSuppression: true, gainControl: false, highPassFilter: true,
+                        noiseSuppressionLevel: .high, levelControl: true)
+    }
+
     /// Everything off: the dsp passes audio through bit-identical (measured), for media and raw.
     public static let off = VoiceProcessing(echoCancel: false, noiseSuppression: false, gainControl: false, highPassFilter: false)
 
@@ -60,13 +67,16 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Writes the settings onto a stopped webrtcdsp.
-    func apply(to dsp: Element) throws(GStreamerError) {
+    func apply(to dsp: Element, on platform: Platform = .current) throws(GStreamerError) {
         try dsp.set("echo-cancel", echoCancel)
         try dsp.set("noise-suppression", noiseSuppression)
         try dsp.set("gain-control", gainControl)
         try dsp.set("high-pass-filter", highPassFilter)
-        try dsp.set("echo-suppression-level", PropertyValue.enumNick(echoSuppression.rawValue))
         try dsp.set("noise-suppression-level", PropertyValue.enumNick(noiseSuppressionLevel.rawValue))
+        // AEC3's webrtcdsp takes these and does nothing with them (deprecated; the 1.26 sweep in
+        // WORKAROUNDS §13 measured no difference), so they are written only where they act.
+        guard platform.echoCanceller != .aec3 else { return }
+        try dsp.set("echo-suppression-level", PropertyValue.enumNick(echoSuppression.rawValue))
         try dsp.set("extended-filter", extendedFilter)
         // Measured: timestamps beat delay-agnostic mode by 20 dB of ERLE (GSTREAMER-NOTES §8).
         try dsp.set("delay-agnostic", false)

