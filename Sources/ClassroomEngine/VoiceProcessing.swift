@@ -35,17 +35,12 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
         case veryHigh = "very-high"
     }
 
-    /// The voice profile (what a call needs) on this process's platform (`Platform.current`).
-    public static var voice: VoiceProcessing { voice(on: .current) }
-
-    /// The voice profile on a platform: AEC, NS high and the high-pass filter; no webrtcdsp AGC, which
+    /// The voice profile (what a call needs): AEC, NS high and the high-pass filter; no webrtcdsp AGC, which
     /// lifted residual echo while the canceller converged, but the uplink's level control after it.
-    /// With AEC1, echo suppression moderate and the extended filter (the measurements: WORKAROUNDS §13);
-    /// AEC3 has neither knob (§13, measured on 1.26), so they are left at their defaults there.
-    public static func voice(on platform: Platform) -> VoiceProcessing {
-        VoiceProcessing(echoCancel: true, noiseSuppression: true, gainControl: false, highPassFilter: true,
-                        noiseSuppressionLevel: .high, levelControl: true)
-    }
+    /// The same on both platforms; `apply` writes AEC1's echo suppression and extended filter only where
+    /// they act (the measurements: WORKAROUNDS §13).
+    public static let voice = VoiceProcessing(echoCancel: true, noiseSuppression: true, gainControl: false, highPassFilter: true,
+                                              noiseSuppressionLevel: .high, levelControl: true)
 
     /// Everything off: the dsp passes audio through bit-identical (measured), for media and raw.
     public static let off = VoiceProcessing(echoCancel: false, noiseSuppression: false, gainControl: false, highPassFilter: false)

@@ -65,9 +65,7 @@ enum DeviceMouthToEarRows {
             janus = started
             roomURI = "janus://127.0.0.1:\(port)/1234"
         }
-        // SIGKILL: started from a pool thread, Janus outlived SIGTERM (two left running after bench runs;
-        // from a shell it exits on SIGTERM), as gst-launch did before ChildProcess cleared the signal mask.
-        defer { if let janus { kill(janus.processIdentifier, SIGKILL); janus.waitUntilExit() } }
+        defer { if let janus { JanusLauncher.stop(janus) } }
         var rows: [BenchmarkRow] = []
         var budgets: [ServerBudget] = []
         for (server, wrapper) in [("PulseAudio", "scripts/with-pulseaudio.sh"), ("PipeWire", "scripts/with-pipewire.sh")] {

@@ -35,6 +35,13 @@ enum JanusLauncher {
         throw BenchError("janus did not start in namespace \(net.server) within 10 s")
     }
 
+    /// Stops a Janus this launched, and waits for it. SIGKILL: started from a pool thread, Janus
+    /// outlived SIGTERM (two were left running after bench runs; from a shell it exits on SIGTERM).
+    static func stop(_ janus: Process) {
+        kill(janus.processIdentifier, SIGKILL)
+        janus.waitUntilExit()
+    }
+
     private static func temporaryFolder() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("classroom-bench-janus-\(UUID().uuidString)").path
     }

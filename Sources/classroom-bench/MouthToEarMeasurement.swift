@@ -57,7 +57,7 @@ enum MouthToEarMeasurement {
         } catch {
             rows.append(.notMeasured(janusMeasure, unit: "ms", baseline: janusBaseline, goal: goal, method: method, error: error))
         }
-        if let janus { kill(janus.processIdentifier, SIGKILL); janus.waitUntilExit() }
+        if let janus { JanusLauncher.stop(janus) }
         return rows
     }
 

@@ -28,7 +28,7 @@ enum WebRTCRoomRows {
             let net = try NetworkNamespaces()
             defer { net.tearDown() }
             let janus = try await JanusLauncher.start(port: 8088, in: net)
-            defer { kill(janus.processIdentifier, SIGKILL); janus.waitUntilExit() }
+            defer { JanusLauncher.stop(janus) }
             func run(_ uri: String) async throws -> (MouthToEarMeasurement.Result, cpu: Double) {
                 let arguments = net.exec(in: net.kiosks, [executable, "worker", "room", "--uri", uri, "--bursts", "\(bursts)"])
                 let outcome = try await ChildProcess.run("/usr/sbin/ip", arguments)

@@ -10,7 +10,7 @@ struct VoiceProcessingPlatformTests {
     @Test("AEC1 gets its suppression level; AEC3's webrtcdsp is left at what it had")
     func suppressionLevelOnlyOnAEC1() throws {
         let version = GStreamer.version
-        var processing = VoiceProcessing.voice(on: Platform(version: version, echoCanceller: .aec1))
+        var processing = VoiceProcessing.voice
         processing.echoSuppression = .low
         // An AEC3 build reads back "moderate" whatever is set (1.26.2), so AEC1's write is checked only where it acts.
         let cancellers: [Platform.EchoCanceller] = Platform.current.echoCanceller == .aec1 ? [.aec1, .aec3] : [.aec3]
