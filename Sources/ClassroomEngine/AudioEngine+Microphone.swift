@@ -136,12 +136,13 @@ extension AudioEngine {
     /// Both taps stay until the chain goes; with the control off they touch nothing.
     func controlLevel(of uplink: Uplink) throws(GStreamerError) {
         let gain = uplink.gainControl
-        let latency = configuration.pipelineLatency
+        // Read per buffer: an output underrun raises it while the chain runs.
+        let latency: @Sendable () -> ClockTime = { [configuration, outputBuffer] in configuration.pipelineLatency(outputBuffer: outputBuffer.size) }
         let gainTap = try uplink.dsp.staticPad("src").addSampleRewriter(when: { gain.isEnabled }) { [weak uplink] samples, pts in
             gain.process(samples, captureTime: pts.map { $0 + (uplink?.echoPathCompensation ?? .zero) })
         }
         let farTap = try probe.staticPad("sink").addProbe(.buffer) { info in
-            if let buffer = info.buffer, let pts = buffer.pts { gain.recordFarEnd(buffer, playTime: pts + latency, duration: buffer.duration ?? .zero) }
+            if let buffer = info.buffer, let pts = buffer.pts { gain.recordFarEnd(buffer, playTime: pts + latency(), duration: buffer.duration ?? .zero) }
             return .ok
         }
         uplink.attachLevelControl(taps: [gainTap, farTap].compactMap { $0 })
@@ -150,7 +151,7 @@ extension AudioEngine {
     /// Taps the far end (by play time) and the microphone (by capture time) for the echo-path
     /// estimator, and moves the DSP's compensation to each delay it settles on.
     func watchEchoPath(of uplink: Uplink, split: Element) throws(GStreamerError) {
-        let latency = configuration.pipelineLatency
+        let latency: @Sendable () -> ClockTime = { [configuration, outputBuffer] in configuration.pipelineLatency(outputBuffer: outputBuffer.size) }
         let estimator = EchoPathEstimator { [weak self, weak uplink] estimate in
             guard let self, let uplink else { return }
             self.apply(estimate, to: uplink)
@@ -159,7 +160,7 @@ extension AudioEngine {
         // The mix's timestamps are running time; it plays `latency` later.
         let farTap = try probe.staticPad("sink").addProbe(.buffer) { info in
             if let buffer = info.buffer, let pts = buffer.pts {
-                estimator.recordFarEnd(buffer.int16Samples(), channels: channels, playTime: pts + latency)
+                estimator.recordFarEnd(buffer.int16Samples(), channels: channels, playTime: pts + latency())
             }
             return .ok
         }

@@ -11,11 +11,11 @@ extension AudioEngine {
     /// outputs; throws `notRunning` while the output stream is not up (see `outputStreamIsUp`).
     public func retargetOutput(device: String?) throws(EngineError) {
         guard output.isSoundServer else { return }
-        guard outputStreamIsUp else { throw .notRunning }
-        try EngineError.wrap { () throws(GStreamerError) in
+        guard isRunning, let moved = link.whileStreamIsUp({ () -> Result<Void, EngineError> in
             // nil asks for the server's default: PulseAudio's own routing decides.
-            try outputSink.set("device", .string(device ?? ""))
-        }
+            Result { () throws(EngineError) in try EngineError.wrap { () throws(GStreamerError) in try outputSink.set("device", .string(device ?? "")) } }
+        }) else { throw .notRunning }
+        try moved.get()
         logger.info("output retargeted", metadata: ["device": "\(device ?? "default")"])
     }
 
@@ -26,8 +26,8 @@ extension AudioEngine {
     }
 
     /// Waits until the sound server plays the output as fast as the clock runs: the newest buffer at
-    /// the sink within `pipelineLatency` + 50 ms of the running time for 600 ms, longer than it takes
-    /// to fill pulsesink's 200 ms buffer, after which a held stream stops taking buffers. A new stream
+    /// the sink within the output latency + 100 ms of the running time for 600 ms, longer than it takes
+    /// to fill the output buffer (at most 500 ms), after which a held stream stops taking buffers. A new stream
     /// on an idle null sink is held up to 2 s (WORKAROUNDS §17), and what inputs pushed meanwhile was
     /// dropped: start feeds after this. A silent input primes the mixer meanwhile: with no input the
     /// mixer sends gaps, which a held stream takes, and the hold came only with the first feed.
@@ -44,7 +44,7 @@ extension AudioEngine {
         }
         defer { try? removeInput(id: Self.primerID) }
         let silence = [Int16](repeating: 0, count: EngineGraph.outputFormat.rate / 100 * EngineGraph.outputFormat.channels)
-        let tolerance = configuration.pipelineLatency + Self.paceTolerance
+        let tolerance = outputLatency + Self.paceTolerance
         let started = ContinuousClock.now
         let deadline = started + timeout
         var primed = Duration.zero
@@ -71,23 +71,26 @@ extension AudioEngine {
     /// The silent input that primes the output while `waitUntilOutputPlays` waits.
     static let primerID = "output-primer"
     /// How far beyond the pipeline latency the sink's newest buffer may trail the clock and keep pace.
-    static let paceTolerance = ClockTime.milliseconds(50)
-    /// How long the output must keep pace: pulsesink's 200 ms buffer fills before a held stream blocks.
+    /// PulseAudio's idle null sink settles a new stream's latency in steps (the sink's newest buffer
+    /// 245, 166, 126 then 76 ms behind the clock at a 70 ms latency): past the held stage it takes
+    /// buffers in real time, and inputs (200 ms queues) drop nothing.
+    static let paceTolerance = ClockTime.milliseconds(100)
+    /// How long the output must keep pace: the output buffer (20-200 ms unless fixed) fills before a held stream blocks.
     static let paceHold = Duration.milliseconds(600)
 
     /// The sound-server device the output stream is on now (pulsesink `current-device`); nil
     /// while the stream is not up, and for other outputs.
     public var currentOutputDevice: String? {
-        guard outputStreamIsUp else { return nil }
-        return (try? outputSink.string("current-device")) ?? nil
+        guard output.isSoundServer, isRunning else { return nil }
+        return link.whileStreamIsUp { (try? outputSink.string("current-device")) ?? nil } ?? nil
     }
 
     /// Whether the sound server has muted our output stream (role policies mute a corked stream
     /// server-side and unmute it when the interruption ends); nil while the stream is not up,
     /// and for other outputs. Asks the server.
     public var isOutputMutedByServer: Bool? {
-        guard outputStreamIsUp else { return nil }
-        return try? outputSink.bool("mute")
+        guard output.isSoundServer, isRunning else { return nil }
+        return link.whileStreamIsUp { try? outputSink.bool("mute") } ?? nil
     }
 
     /// Calls `handler` with every buffer reaching the output sink (measurement, tests). Streaming thread; keep the token.

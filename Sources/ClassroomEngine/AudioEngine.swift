@@ -8,19 +8,27 @@ import Synchronization
 /// volume, a level meter and the WebRTC echo probe in front of the output; and, while a lease
 /// records, the microphone chain through `webrtcdsp` to the uplink.
 ///
-/// The pipeline runs for the whole class on the system clock, with a fixed latency so inputs
-/// and the microphone coming and going never change it. Every mutation is made by the caller
+/// The pipeline runs for the whole class on the system clock, with a latency the engine sets, so
+/// inputs and the microphone coming and going never change it; only an output underrun raises it. Every mutation is made by the caller
 /// (the session controller serialises them); streaming-thread callbacks only touch atomics
 /// and locked state.
 public final class AudioEngine: Sendable {
     /// Tunables; the defaults are what the tests and the benchmark measure.
     public struct Configuration: Sendable {
         /// How long the mixer waits for late input: the jitter an input may have. With 20 ms,
-        /// the CPU spike of a microphone starting on PulseAudio made inputs miss it (measured clicks).
+        /// the CPU spike of a microphone starting on PulseAudio made inputs miss it (measured clicks;
+        /// again with a 40 ms output buffer: a dropout and 2 clicks in 20 mic cycles at 20 ms, 327
+        /// dropped pushes at 10 ms).
         public var mixerLatency: ClockTime = .milliseconds(40)
-        /// The pipeline's fixed latency: the mix plays this long after it is produced. Covers
-        /// the mixer latency, one 10 ms block, the sink's 20 ms processing deadline and a margin.
-        public var pipelineLatency: ClockTime = .milliseconds(100)
+        /// The sound server's buffer ahead of the device: adaptive unless fixed (`--output-buffer`).
+        public var outputBuffer: OutputBufferSetting = .adaptive
+        /// The pipeline's latency with an output buffer of `size`: the mix plays this long after the
+        /// running time it is stamped with. The mixer's wait, one 10 ms block, and the output buffer.
+        public func pipelineLatency(outputBuffer size: ClockTime) -> ClockTime {
+            mixerLatency + EngineGraph.frameDuration + size
+        }
+        /// The pipeline latency the output opens with.
+        public var pipelineLatency: ClockTime { pipelineLatency(outputBuffer: outputBuffer.initial) }
         /// How much audio an input may queue before the oldest is dropped.
         public var inputQueue: ClockTime = .milliseconds(200)
         /// The `media.role` of the output stream (from the session category).
@@ -60,6 +68,11 @@ public final class AudioEngine: Sendable {
     let outputSink: Element
     /// The output stream's life: the one owner of whether it may be touched, is corked or lost.
     let link: OutputLink
+    /// The output buffer's size, and how underruns move it.
+    public let outputBuffer: OutputBuffer
+    /// Hears the sound server's underruns (pulsesink logs them, nothing else says so; nil for other
+    /// outputs), and holds the probe that reopens the output with a larger buffer until it fires.
+    let underrunWatch: Mutex<(watch: DebugLogWatch?, reopening: PadProbe?)> = Mutex((nil, nil))
     /// Keeps the echo probe's latency answer installed.
     let lookahead: PadProbe?
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
@@ -91,6 +104,7 @@ public final class AudioEngine: Sendable {
         self.logger = logger
         let number = AudioEngine.instances.add(1, ordering: .relaxed).newValue
         probeName = "echo-probe-\(number)"
+        outputBuffer = OutputBuffer(setting: configuration.outputBuffer)
         let built = try EngineError.wrap { () throws(GStreamerError) in try AudioEngine.buildOutputChain(output: output, configuration: configuration, probeName: "echo-probe-\(number)", number: number) }
         (pipeline, mixer, master, probe, outputSink) = built
         link = OutputLink(sink: outputSink, answersCaps: output.isSoundServer, caps: EngineGraph.outputFormat.caps)
@@ -119,7 +133,7 @@ public final class AudioEngine: Sendable {
         let master = try VolumeControl(name: EngineGraph.masterVolume, initial: 1.0)
         let level = try ElementFactory.make("level", name: EngineGraph.outputLevel, properties: ["interval": .time(configuration.levelInterval)])
         let probe = try ElementFactory.make("webrtcechoprobe", name: probeName)
-        let sinkChain = try output.makeElements(mediaRole: configuration.mediaRole)
+        let sinkChain = try output.makeElements(mediaRole: configuration.mediaRole, buffer: configuration.outputBuffer.initial)
         let chain = [mixer, format, master.element, level, probe] + sinkChain
         try pipeline.addLinked(chain)
         guard let sink = sinkChain.last else { throw .failed("the output has no sink") }
@@ -145,7 +159,9 @@ public final class AudioEngine: Sendable {
             throw error
         }
         state.withLock { $0.running = true }
-        logger.info("audio engine started", metadata: ["output": "\(output)", "latency": "\(configuration.pipelineLatency)"])
+        outputBuffer.opened()
+        watchUnderruns()
+        logger.info("audio engine started", metadata: ["output": "\(output)", "latency": "\(outputLatency)", "output buffer": "\(outputBuffer.size)"])
     }
 
     /// Sets the pipeline to PLAYING and waits (bounded) until it plays; on failure the pipeline is
@@ -197,6 +213,7 @@ public final class AudioEngine: Sendable {
             link.closed(reopening: true)
             throw error
         }
+        outputBuffer.opened()
         logger.notice("audio engine restarted", metadata: ["output": "\(output)"])
     }
 
@@ -216,8 +233,9 @@ public final class AudioEngine: Sendable {
     /// Sets the pipeline to NULL, output sink first: a sink on its way down holds the mixer in
     /// preroll, which deadlocked a teardown (WORKAROUNDS §4). The caller has closed the link.
     private func tearDown() {
+        underrunWatch.withLock { $0.reopening = nil }
         outputSink.isStateLocked = true
-        _ = try? outputSink.setState(.null)
+        link.takingDown { _ = try? outputSink.setState(.null) }
         _ = try? pipeline.setState(.null)
         outputSink.isStateLocked = false
     }
@@ -228,8 +246,9 @@ public final class AudioEngine: Sendable {
     /// The engine's running time now (clock time minus base time).
     public var runningTime: ClockTime? { pipeline.currentRunningTime }
 
-    /// The output latency: how long after mixing a sample is played.
-    public var outputLatency: ClockTime { configuration.pipelineLatency }
+    /// The output latency: how long after the running time it is stamped with a sample is played.
+    /// Constant but for an output underrun, which raises it (`EngineEvent.outputUnderrun`).
+    public var outputLatency: ClockTime { configuration.pipelineLatency(outputBuffer: outputBuffer.size) }
 
     /// How much earlier the DSP treats microphone frames (see `Configuration.echoPathCompensation`).
     public var echoPathCompensation: ClockTime { configuration.echoPathCompensation }

@@ -14,4 +14,7 @@ public enum EngineEvent: Sendable {
     case level(meter: String, rms: [Double], peak: [Double], runningTime: ClockTime?)
     /// The output device could not be reached (the sound server went away or refused).
     case outputLost(String)
+    /// The output device ran out of audio (`underruns` so far); the output buffer is now `buffer`,
+    /// raised unless fixed or at its ceiling, and the output latency with it.
+    case outputUnderrun(buffer: ClockTime, underruns: Int)
 }

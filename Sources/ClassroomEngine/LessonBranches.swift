@@ -10,7 +10,8 @@ struct LessonBranches: Sendable {
     let pipeline: Pipeline
     let courseware: AudioInput
     let video: LessonPlayer.VideoOutput
-    let videoDelay: ClockTime
+    /// The engine's output latency now (an output underrun raises it).
+    let videoDelay: Locked<ClockTime>
     let logger: Logger
     let tokens: Locked<[any AnyObject & Sendable]>
     let tracks: LessonAudioTracks
@@ -26,9 +27,9 @@ struct LessonBranches: Sendable {
             } else if media.hasPrefix("video/"), video != .none {
                 // The fakesink keeps its last frame (enable-last-sample) for snapshots.
                 let sink = video == .window
-                    ? try ElementFactory.make("autovideosink", name: EngineGraph.Lesson.videoSink, properties: ["ts-offset": .int(Int64(videoDelay.nanoseconds))])
+                    ? try ElementFactory.make("autovideosink", name: EngineGraph.Lesson.videoSink, properties: ["ts-offset": .int(Int64(videoDelay.withLock { $0 }.nanoseconds))])
                     : try ElementFactory.make("fakesink", name: EngineGraph.Lesson.videoSink, properties: [
-                        "sync": true, "ts-offset": .int(Int64(videoDelay.nanoseconds)), "enable-last-sample": true,
+                        "sync": true, "ts-offset": .int(Int64(videoDelay.withLock { $0 }.nanoseconds)), "enable-last-sample": true,
                     ])
                 try attach([try ElementFactory.make("queue", name: EngineGraph.Lesson.videoQueue), try ElementFactory.make("videoconvert", name: EngineGraph.Lesson.videoConvert), sink], to: pad)
             } else if media.hasPrefix("video/") {
@@ -47,7 +48,7 @@ struct LessonBranches: Sendable {
     private func makeFrameSink(_ tap: VideoFrameTap) throws(GStreamerError) -> AppSink {
         let sink = try AppSink.make(name: EngineGraph.Lesson.videoSink)
         try sink.configure(caps: try Caps("video/x-raw,format=\(tap.format)"), maxBuffers: 1, drop: false, sync: true)
-        try sink.set("ts-offset", .int(Int64(videoDelay.nanoseconds)))
+        try sink.set("ts-offset", .int(Int64(videoDelay.withLock { $0 }.nanoseconds)))
         let token = try sink.onNewSample { sample in tap.handler(sample) }
         tokens.withLock { $0.append(token) }
         return sink

@@ -48,6 +48,8 @@ public final class LessonPlayer: Sendable {
     private let missingDecoder = Locked<String?>(nil)
     private let tracks: LessonAudioTracks
     private let rate = Mutex<Double>(1)
+    /// How late the video is shown: the engine's output latency, which an output underrun raises.
+    private let videoDelay: Locked<ClockTime>
 
     /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
     /// pictures and sound stay together. `audioTrack` (0-based) is the track heard of a lesson with several.
@@ -56,6 +58,8 @@ public final class LessonPlayer: Sendable {
         self.courseware = courseware
         self.logger = logger
         tracks = LessonAudioTracks(wanted: audioTrack)
+        let videoDelay = Locked(videoDelay)
+        self.videoDelay = videoDelay
         do {
             pipeline = try Pipeline(name: EngineGraph.Lesson.pipeline)
             pipeline.useClock(try Clock.system())
@@ -157,6 +161,18 @@ public final class LessonPlayer: Sendable {
 
     /// The audio track heard (0-based).
     public var selectedAudioTrack: Int { tracks.selected }
+
+    /// Shows the video `delay` after its time from now on: the engine's new output latency after an
+    /// output underrun raised it, so pictures and sound stay together.
+    public func setVideoDelay(_ delay: ClockTime) {
+        videoDelay.withLock { $0 = delay }
+        guard let sink = pipeline.element(named: EngineGraph.Lesson.videoSink) else { return }
+        do {
+            try sink.set("ts-offset", .int(Int64(delay.nanoseconds)))
+        } catch {
+            logger.warning("the video stays \(delay.milliseconds) ms from the sound: its delay could not be set: \(error)")
+        }
+    }
 
     /// Switches to another audio track while playing (a bilingual lesson), without a gap.
     public func selectAudioTrack(_ index: Int) throws(EngineError) { try tracks.select(index) }

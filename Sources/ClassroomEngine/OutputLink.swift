@@ -46,6 +46,8 @@ final class OutputLink: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Held by whatever touches the server stream through pulsesink (queries, a reopen, taking it down).
+    private let access = Mutex(())
     private let probes = Mutex<[PadProbe]>([])
 
     /// Watches `sink`'s pad; with `answersCaps` it also answers caps queries for a sound-server sink.
@@ -126,6 +128,37 @@ final class OutputLink: Sendable {
             default: state.phase = .closed
             }
         }
+    }
+
+    /// Runs `body` on the server stream while it is up, and never during a reopen: pulsesink 1.22
+    /// asked for `mute` or `current-device` on a stream being closed returns with its main loop
+    /// locked (WORKAROUNDS §1), and a reopen closes the stream. Nil when the stream is not up.
+    func whileStreamIsUp<T>(_ body: () -> T) -> T? {
+        access.withLock { _ in streamIsUp ? body() : nil }
+    }
+
+    /// Reopens the sink (with a larger buffer) by `body`, on the streaming thread with upstream
+    /// blocked: only a stream that plays, and not while the engine takes it down. The stream counts
+    /// as connecting from here (no query reaches it) until it renders again. Returns what `body`
+    /// did, false when it was not run.
+    func reopen(_ body: () -> Bool) -> Bool {
+        access.withLock { _ in
+            let mayReopen = state.withLock { state -> Bool in
+                guard state.phase == .up, !state.sinkClosing else { return false }
+                state.phase = .connecting(rendered: 0)
+                state.sinkClosing = true
+                return true
+            }
+            guard mayReopen else { return false }
+            let done = body()
+            starting()
+            return done
+        }
+    }
+
+    /// Runs `body`, which takes the sink down, once a reopen in progress has finished.
+    func takingDown(_ body: () -> Void) {
+        access.withLock { _ in body() }
     }
 
     /// The restart's marker came through the bus: errors from now on are the new stream's.

@@ -268,6 +268,12 @@ public final class SessionController: Sendable {
         case .error(let element, let message, _):
             logger.error("engine error in \(element): \(message)")
             if element == EngineGraph.micSource { queue.async { [self] in microphoneFailed(message) } }
+        case .outputUnderrun:
+            // The output latency may have grown: the lesson's video follows it.
+            queue.async { [self] in
+                let latency = engine.outputLatency
+                state.withLock { $0.lesson }?.setVideoDelay(latency)
+            }
         case .warning:
             break
         }

@@ -46,6 +46,7 @@ final class MetricsExporter: RunFollower {
         "media-services-reset": ("pipeline_restarts", "Times the audio pipeline was rebuilt after the sound server came back."),
         "engine-error": ("engine_errors", "Errors reported by the audio pipeline's elements."),
         "room-lost": ("room_losses", "Times the room was lost (the server gone, the WebRTC connection failed, Janus hung up) and rejoined with backoff."),
+        "output-underrun": ("output_underruns", "Times the output device ran out of audio (each raises the output buffer unless --output-buffer fixed it)."),
     ]
 
     private func count(_ name: String, _ fields: [(String, JSON)]) {
@@ -105,6 +106,10 @@ final class MetricsExporter: RunFollower {
         set("lesson_position", unit: "seconds", "Position in the lesson.", lesson?["position"])
         set("lesson_duration", unit: "seconds", "Length of the lesson.", lesson?["duration"])
         if case .string(let now)? = lesson?["state"] { set("lesson_playing", "1 while the lesson plays, 0 when paused, ended or loading.", .bool(now == "playing")) }
+        set("output_buffer", unit: "seconds", "Audio waiting in the sound server ahead of the output device.",
+            status["output"]?["buffer_ms"].map { value in if case .number(let ms) = value { return .number(ms / 1000) }; return value })
+        set("output_latency", unit: "seconds", "How long after it is mixed a sample is played.",
+            status["output"]?["latency_ms"].map { value in if case .number(let ms) = value { return .number(ms / 1000) }; return value })
         set("output_level", unit: "dbfs", "Latest RMS level of the output mix, loudest channel, in dBFS.", status["levels"]?["output_db"])
         set("microphone_level", unit: "dbfs", "Latest RMS level of the processed microphone, in dBFS (absent while it is off).", status["levels"]?["mic_db"])
         set("microphone_connected", "1 while the microphone is connected.", status["mic"]?["connected"])

@@ -95,7 +95,8 @@ extension Play {
                             uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
                             output: target, video: videoOutput, snapshots: snapshots,
                             timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files, audioTrack: track, rate: rate,
-                            jitterBuffer: jitterBuffer.map { .fixed(.milliseconds($0)) } ?? PeerFeed.defaultJitterBuffer)
+                            jitterBuffer: jitterBuffer.map { .fixed(.milliseconds($0)) } ?? PeerFeed.defaultJitterBuffer,
+                            outputBuffer: outputBuffer.map { .fixed(.milliseconds($0)) } ?? .adaptive)
     }
 
     /// `--audio-track N|LANG` as a track number, checked against what the lesson holds.

@@ -76,6 +76,11 @@ struct Play: ParsableCommand {
     var jitterBuffer: Int?
 
     @Option(name: .long, help: ArgumentHelp(
+        "How much of the mix waits in the sound server ahead of the device, 10 to 500 ms; the output latency is this plus 50 ms. Without it the buffer starts at 30 ms and grows 20 ms at each underrun the device reports (to 200 ms), never shrinking.",
+        valueName: "ms"))
+    var outputBuffer: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
         "The lesson's picture: auto (a window when DISPLAY or WAYLAND_DISPLAY is set, else decoded and discarded), none, or snapshots:DIR (a PNG every --snapshot-interval seconds).",
         valueName: "auto|none|snapshots:dir"), transform: VideoChoice.parse)
     var video: VideoChoice = .auto
@@ -112,6 +117,9 @@ struct Play: ParsableCommand {
     func validate() throws {
         if let rate, !(LessonRate.slowest...LessonRate.fastest).contains(rate) {
             throw ValidationError("--rate is from \(LessonRate.slowest) to \(LessonRate.fastest), not \(rate)")
+        }
+        if let outputBuffer, !(10...500).contains(outputBuffer) {
+            throw ValidationError("--output-buffer is from 10 to 500 ms, not \(outputBuffer)")
         }
         if let jitterBuffer, !(10...1000).contains(jitterBuffer) {
             throw ValidationError("--jitter-buffer is from 10 to 1000 ms, not \(jitterBuffer)")

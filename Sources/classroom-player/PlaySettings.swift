@@ -59,6 +59,8 @@ struct PlaySettings: Sendable {
     let rate: Double?
     /// How long RTP peers and the room hold packets for late ones.
     let jitterBuffer: JitterBufferSetting
+    /// How much of the mix waits in the sound server ahead of the device.
+    let outputBuffer: OutputBufferSetting
 
     /// The output as the user named it (a WAV by its final path).
     var displayedOutput: OutputTarget {

@@ -64,6 +64,9 @@ extension PlayerRun {
             events.emit("output-failed", [("path", .string(settings.files.finalPath(path))), ("message", .string(why)),
                                           ("seconds", .number(meter.summary.seconds))])
             finish(.outputFailed(message))
+        case .outputUnderrun(let buffer, let underruns):
+            events.emit("output-underrun", [("buffer_ms", .number(Double(buffer.milliseconds))), ("underruns", .number(Double(underruns))),
+                                            ("latency_ms", .number(Double(controller.engine.outputLatency.milliseconds)))])
         case .warning, .outputStateRequested:
             break
         }

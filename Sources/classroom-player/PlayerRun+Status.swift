@@ -20,6 +20,7 @@ extension PlayerRun {
             resolved: controller.session.resolvedState, session: controller.session.state, ducks: sessionCommands.duckOwners,
             microphone: chain.map { .init(source: $0.source.description, echoPath: controller.engine.echoPath, frames: $0.framesDelivered, muted: $0.isMuted,
                                           gainDB: $0.gain) },
+            output: .init(buffer: controller.engine.outputBuffer.size, latency: controller.engine.outputLatency, underruns: controller.engine.outputBuffer.underruns),
             outputDB: meter.latest(EngineGraph.outputLevel), micDB: meter.latest(EngineGraph.micLevel),
             micCaptureDB: meter.latest(EngineGraph.micCaptureLevel))
     }

@@ -75,7 +75,9 @@ final class PlayerRun: Sendable {
         // The room exists once the engine does; until then (and without --room) frames go only to the sender.
         let roomBox = Mutex<JanusRoom?>(nil)
         do {
-            controller = try SessionController(output: settings.output, microphone: microphone, logger: logger) { frame in
+            var engineConfiguration = AudioEngine.Configuration()
+            engineConfiguration.outputBuffer = settings.outputBuffer
+            controller = try SessionController(output: settings.output, microphone: microphone, engineConfiguration: engineConfiguration, logger: logger) { frame in
                 sender?.send(frame)
                 roomBox.withLock { $0 }?.send(frame)
             }
@@ -105,7 +107,9 @@ final class PlayerRun: Sendable {
     var isEnding: Bool { state.withLock { $0.ending != nil } }
 
     /// How long a run waits for the sound server to play its output before it starts anyway.
-    static let outputStartWait = Duration.seconds(5)
+    /// PulseAudio's idle null sink took 2.8-4.3 s to take a 20 ms output buffer in real time (1.6-2.3 s
+    /// a 200 ms one); the player's own start comes on top.
+    static let outputStartWait = Duration.seconds(8)
 
     /// Plays until the run ends; blocks the calling thread. Throws when it cannot start.
     func run() throws(PlayerError) -> RunOutcome {
@@ -184,6 +188,9 @@ final class PlayerRun: Sendable {
             ("uplink_sdp", uplink.map { sender in .array(sender.sessionDescriptions.map { .string($0) }) } ?? .null),
             ("mic", .string(settings.microphone.description)), ("video", .string(settings.videoDescription)),
             ("route", session.currentRoute.json), ("configuration", session.configuration.json),
+            ("output_buffer", .string(controller.engine.outputBuffer.setting.description)),
+            ("output_buffer_ms", .number(Double(controller.engine.outputBuffer.size.milliseconds))),
+            ("output_latency_ms", .number(Double(controller.engine.outputLatency.milliseconds))),
         ])
         if let snapshots = settings.snapshots { startSnapshots(snapshots) }
         if let steps = settings.timeline {

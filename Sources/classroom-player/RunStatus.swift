@@ -29,6 +29,13 @@ struct RunStatus {
         let gainDB: Double
     }
 
+    struct Output {
+        /// The output buffer, the output latency it gives, and the device's underruns so far.
+        let buffer: ClockTime
+        let latency: ClockTime
+        let underruns: Int
+    }
+
     /// Seconds since the run started.
     let elapsed: Double
     let lesson: Lesson
@@ -40,6 +47,7 @@ struct RunStatus {
     let ducks: [String]
     /// The microphone chain, while there is one.
     let microphone: Microphone?
+    let output: Output
     /// The newest level of each meter, in dBFS.
     let outputDB: Double?
     let micDB: Double?
@@ -73,6 +81,8 @@ struct RunStatus {
         fields.append(("mic", .object([("connected", .bool(microphone != nil)), ("source", .maybe(microphone?.source)), ("echo_path", echoPath ?? .null),
                                        ("frames", .number(Double(microphone?.frames ?? 0))), ("muted", .bool(microphone?.muted ?? false)),
                                        ("gain_db", .maybe(microphone?.gainDB))])))
+        fields.append(("output", .object([("buffer_ms", .number(Double(output.buffer.milliseconds))), ("latency_ms", .number(Double(output.latency.milliseconds))),
+                                          ("underruns", .number(Double(output.underruns)))])))
         fields.append(("levels", .object([("output_db", .maybe(outputDB)), ("mic_db", .maybe(microphone == nil ? nil : micDB)),
                                           ("mic_capture_db", .maybe(microphone == nil ? nil : micCaptureDB))])))
         fields.append(("leases", .array(session.leases.map { .object([("owner", .string($0.owner)), ("need", .string($0.requirement.rawValue))]) })))

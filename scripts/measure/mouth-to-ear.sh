@@ -51,7 +51,8 @@ for ((n = 0; n < bursts; n++)); do
 done
 sox "${parts[@]}" "$work/bursts.wav"
 
-kiosk() { "$player" play "$work/silence.ogg" --no-stdin --log-level error "$@" > /dev/null 2>&1 & pids+=($!); }
+# KIOSK_ARGS: more options for both kiosks (e.g. --output-buffer 40).
+kiosk() { "$player" play "$work/silence.ogg" --no-stdin --log-level error ${KIOSK_ARGS:-} "$@" > /dev/null 2>&1 & pids+=($!); }
 case $receiver in
   floor) gst-launch-1.0 -q udpsrc port="$port" caps="application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=111" \
            ! rtpjitterbuffer latency=10 ! rtpopusdepay ! opusdec ! audioconvert ! audioresample \
@@ -76,8 +77,15 @@ sleep 1
 paplay --latency-msec=10 -d mouth "$work/bursts.wav"
 sleep 1
 kill -INT "$recorder"; wait "$recorder" || true
-# The receiving kiosk's jitter buffer when the bursts were heard (its last live-jitter-buffer event).
-jitter=$(python3 -c 'import json, sys
-sizes = [e["ms"] for e in map(json.loads, open(sys.argv[1])) if e.get("event") == "live-jitter-buffer"]
-print(sizes[-1] if sizes else "null")' "$work/b.jsonl" 2>/dev/null || echo null)
-python3 "$here/onsets.py" "$work/heard.wav" --bursts "$bursts" --extra "{\"jitter_buffer_ms\": $jitter}"
+# The receiving kiosk's jitter buffer when the bursts were heard (its last live-jitter-buffer event),
+# and its output's underruns and latency (its last output-underrun event; none: the start's).
+extra=$(python3 -c 'import json, sys
+events = list(map(json.loads, open(sys.argv[1])))
+sizes = [e["ms"] for e in events if e.get("event") == "live-jitter-buffer"]
+underruns = [e for e in events if e.get("event") == "output-underrun"]
+started = [e for e in events if e.get("event") == "started"]
+print(json.dumps({"jitter_buffer_ms": sizes[-1] if sizes else None,
+                  "output_underruns": underruns[-1]["underruns"] if underruns else 0,
+                  "output_latency_ms": underruns[-1]["latency_ms"] if underruns else (started[0].get("output_latency_ms") if started else None)}))' \
+  "$work/b.jsonl" 2>/dev/null || echo '{}')
+python3 "$here/onsets.py" "$work/heard.wav" --bursts "$bursts" --extra "$extra"

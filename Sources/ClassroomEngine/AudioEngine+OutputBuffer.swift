@@ -1,0 +1,78 @@
+import Dispatch
+import GStreamer
+
+/// The output buffer at work: the device's underruns heard, and the buffer raised while the class
+/// plays (DESIGN §7: the latency a listener hears is the one the device can hold).
+extension AudioEngine {
+    /// Starts hearing the sound server's underruns of the output stream (once; sound-server outputs only).
+    func watchUnderruns() {
+        guard output.isSoundServer else { return }
+        underrunWatch.withLock { underruns in
+            guard underruns.watch == nil else { return }
+            do {
+                underruns.watch = try DebugLogWatch(category: "pulse", level: .warning, containing: "Got underflow", about: outputSink) { [weak self] in
+                    // On PulseAudio's main loop thread, holding its lock: decide, and hand the work on.
+                    self?.outputUnderran()
+                }
+            } catch {
+                logger.warning("output underruns will not be noticed: \(error)")
+            }
+        }
+    }
+
+    private func outputUnderran() {
+        guard let size = outputBuffer.underrun() else { return }
+        let current = outputBuffer.size
+        guard size > current else {
+            logger.warning("the output device underran; the output buffer stays \(current.milliseconds) ms (\(outputBuffer.setting))")
+            eventObservers.notify(.outputUnderrun(buffer: current, underruns: outputBuffer.underruns))
+            return
+        }
+        raiseOutputBuffer(to: size)
+    }
+
+    /// Reopens the sink with a `size` buffer and the pipeline latency that covers it, on the
+    /// streaming thread with the mixer held: a sink taken to READY under a running mixer returned
+    /// FLUSHING to it and the mix stopped for good (measured); held, the reopen cost 81 ms of
+    /// silence and the mix went on. Says so once done.
+    private func raiseOutputBuffer(to size: ClockTime) {
+        guard let pad = try? outputSink.staticPad("sink"), let upstream = pad.peer else {
+            outputBuffer.raised(to: size, made: false)
+            return
+        }
+        let probe = upstream.addProbe(.blockDownstream) { [weak self] info in
+            guard let self, info.buffer != nil else { return .pass }
+            let made = self.reopenOutput(buffer: size)
+            self.outputBuffer.raised(to: size, made: made)
+            self.underrunWatch.withLock { $0.reopening = nil }
+            if made {
+                self.logger.notice("the output device underran: output buffer raised to \(size.milliseconds) ms, latency \(self.outputLatency.milliseconds) ms")
+                self.eventObservers.notify(.outputUnderrun(buffer: size, underruns: self.outputBuffer.underruns))
+            }
+            return .remove
+        }
+        guard let probe else {
+            outputBuffer.raised(to: size, made: false)
+            return
+        }
+        // Kept until it fires: a probe lives as long as its token.
+        underrunWatch.withLock { $0.reopening = probe }
+    }
+
+    /// Takes the sink to READY, sets its buffer and the pipeline's latency, and lets it play again.
+    /// False when the stream was not playing (corked, lost, being taken down) and nothing was touched.
+    private func reopenOutput(buffer size: ClockTime) -> Bool {
+        link.reopen { () -> Bool in
+            do {
+                _ = try outputSink.setState(.ready)
+                try outputSink.set("buffer-time", .int(Int64(size.nanoseconds / 1_000)))
+                pipeline.configuredLatency = configuration.pipelineLatency(outputBuffer: size)
+                try outputSink.syncStateWithParent()
+                return true
+            } catch {
+                logger.error("the output could not be reopened with a \(size.milliseconds) ms buffer: \(error)")
+                return false
+            }
+        }
+    }
+}

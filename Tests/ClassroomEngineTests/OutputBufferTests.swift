@@ -1,0 +1,61 @@
+@testable import ClassroomEngine
+import GStreamer
+import Testing
+
+@Suite("The output buffer's policy: up a step per underrun the device reports, never down, settling ignored")
+struct OutputBufferTests {
+    private let second: UInt64 = 1_000_000_000
+
+    @Test("adaptive: 30 ms, then 50 and 70 ms at underruns a raise apart; one raise at a time; the ceiling holds")
+    func adaptiveSteps() {
+        let buffer = OutputBuffer(setting: .adaptive)
+        buffer.opened(now: 0)
+        #expect(buffer.size == .milliseconds(30))
+        #expect(buffer.underrun(now: 5 * second) == nil, "an underrun while the server settles the stream counts for nothing")
+        #expect(buffer.underruns == 0)
+        #expect(buffer.underrun(now: 7 * second) == .milliseconds(50))
+        #expect(buffer.underrun(now: 7 * second + 1) == nil, "a second underrun while the raise is on its way is the same stall")
+        buffer.raised(to: .milliseconds(50), made: true, now: 8 * second)
+        #expect(buffer.size == .milliseconds(50))
+        #expect(buffer.underrun(now: 8 * second + second / 2) == nil, "the reopened stream fills for a second")
+        #expect(buffer.underrun(now: 10 * second) == .milliseconds(70))
+        buffer.raised(to: .milliseconds(70), made: true, now: 10 * second)
+        #expect(buffer.underruns == 2)
+        var now = 12 * second
+        while buffer.size < OutputBuffer.ceiling {
+            guard let size = buffer.underrun(now: now) else { Issue.record("an underrun past settling was ignored"); return }
+            buffer.raised(to: size, made: true, now: now)
+            now += 2 * second
+        }
+        #expect(buffer.size == .milliseconds(200))
+        #expect(buffer.underrun(now: now) == .milliseconds(200), "at the ceiling an underrun is said with the same size")
+    }
+
+    @Test("a raise that could not be made (the stream corked or lost) leaves the size, and the next underrun tries again")
+    func raiseNotMade() {
+        let buffer = OutputBuffer(setting: .adaptive)
+        buffer.opened(now: 0)
+        #expect(buffer.underrun(now: 7 * second) == .milliseconds(50))
+        buffer.raised(to: .milliseconds(50), made: false, now: 7 * second)
+        #expect(buffer.size == .milliseconds(30))
+        #expect(buffer.underrun(now: 7 * second + 1) == .milliseconds(50))
+    }
+
+    @Test("fixed: the size never moves, and every underrun past settling is counted")
+    func fixedHolds() {
+        let buffer = OutputBuffer(setting: .fixed(.milliseconds(60)))
+        buffer.opened(now: 0)
+        #expect(buffer.size == .milliseconds(60))
+        #expect(buffer.underrun(now: 7 * second) == .milliseconds(60))
+        #expect(buffer.underrun(now: 8 * second) == .milliseconds(60))
+        #expect(buffer.underruns == 2 && buffer.size == .milliseconds(60))
+    }
+
+    @Test("the pipeline latency is the mixer's wait, one 10 ms block and the output buffer")
+    func latencyCovers() {
+        var configuration = AudioEngine.Configuration()
+        configuration.outputBuffer = .fixed(.milliseconds(60))
+        #expect(configuration.pipelineLatency == configuration.mixerLatency + .milliseconds(70))
+        #expect(configuration.pipelineLatency(outputBuffer: .milliseconds(100)) == configuration.mixerLatency + .milliseconds(110))
+    }
+}
