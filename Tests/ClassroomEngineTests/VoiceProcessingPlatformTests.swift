@@ -24,6 +24,28 @@ struct VoiceProcessingPlatformTests {
         }
     }
 
+    @Test("a measured echo path moves AEC1's compensation to 25 ms below it, and AEC3's only when AEC3 cannot find the path itself")
+    func compensationPerCanceller() {
+        func compensation(_ path: Int, from current: Int, on canceller: Platform.EchoCanceller?) -> Int {
+            Int(AudioEngine.compensation(for: .milliseconds(path), current: .milliseconds(current), on: canceller).nanoseconds / 1_000_000)
+        }
+        // AEC1 (and no webrtcdsp at all): every path centred in its 5–50 ms window, as before #24.
+        for canceller in [Platform.EchoCanceller.aec1, nil] {
+            #expect(compensation(10, from: 0, on: canceller) == 0)
+            #expect(compensation(50, from: 0, on: canceller) == 25)
+            #expect(compensation(150, from: 0, on: canceller) == 125)
+            #expect(compensation(100, from: 125, on: canceller) == 75)
+        }
+        // AEC3: a move costs it 2.5 s of echo, so paths its own search reaches (0–512 ms, less its
+        // 52 ms filter and a margin) keep the compensation in force.
+        #expect(compensation(50, from: 0, on: .aec3) == 0)
+        #expect(compensation(450, from: 0, on: .aec3) == 0)
+        #expect(compensation(500, from: 0, on: .aec3) == 475)
+        #expect(compensation(300, from: 150, on: .aec3) == 150)
+        // A path before the compensation (a device that over-reports latency) is beyond any search.
+        #expect(compensation(100, from: 150, on: .aec3) == 75)
+    }
+
     @Test("the platform names the canceller webrtcdsp says it has")
     func platformMatchesTheElement() throws {
         let dsp = try ElementFactory.make("webrtcdsp")
