@@ -75,7 +75,9 @@ final class PlayerRun: Sendable {
         // The room exists once the engine does; until then (and without --room) frames go only to the sender.
         let roomBox = Mutex<JanusRoom?>(nil)
         do {
-            controller = try SessionController(output: settings.output, microphone: microphone, logger: logger) { frame in
+            // Only a sound-server output plays into a room the microphone hears; null and WAV do not.
+            controller = try SessionController(output: settings.output, microphone: microphone,
+                                               mixReachesMicrophone: settings.output.isSoundServer, logger: logger) { frame in
                 sender?.send(frame)
                 roomBox.withLock { $0 }?.send(frame)
             }

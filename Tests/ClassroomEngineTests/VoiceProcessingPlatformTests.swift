@@ -1,3 +1,4 @@
+import ClassroomAudio
 import Testing
 @testable import ClassroomEngine
 import GStreamer
@@ -44,6 +45,21 @@ struct VoiceProcessingPlatformTests {
         #expect(compensation(300, from: 150, on: .aec3) == 150)
         // A path before the compensation (a device that over-reports latency) is beyond any search.
         #expect(compensation(100, from: 150, on: .aec3) == 75)
+    }
+
+    @Test("AEC3's voice profile cancels echo only where the mix can reach the microphone; AEC1's everywhere")
+    func echoCancelWhereEchoCanCome() {
+        let version = GStreamer.version
+        let aec1 = Platform(version: version, echoCanceller: .aec1), aec3 = Platform(version: version, echoCanceller: .aec3)
+        for reaches in [true, false] {
+            #expect(VoiceProcessing(profile: .voice, mixReachesMicrophone: reaches, on: aec1) == .voice)
+            let voice = VoiceProcessing(profile: .voice, mixReachesMicrophone: reaches, on: aec3)
+            #expect(voice.echoCancel == reaches)
+            var rest = voice
+            rest.echoCancel = true
+            #expect(rest == .voice)   // NS, the high-pass filter and the level control as everywhere
+            #expect(VoiceProcessing(profile: .raw, mixReachesMicrophone: reaches, on: aec3) == .off)
+        }
     }
 
     @Test("the platform names the canceller webrtcdsp says it has")
