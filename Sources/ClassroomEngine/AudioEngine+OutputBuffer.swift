@@ -22,14 +22,27 @@ extension AudioEngine {
 
     private func outputUnderran() {
         guard let size = outputBuffer.underrun() else { return }
-        let current = outputBuffer.size
-        guard size > current else {
-            logger.warning("the output device underran; the output buffer stays \(current.milliseconds) ms (\(outputBuffer.setting))")
-            eventObservers.notify(.outputUnderrun(buffer: current, underruns: outputBuffer.underruns))
-            return
+        // Not on PulseAudio's thread (the warning is logged there, under its main loop's lock), and not
+        // at once: a server going away underflows its streams first; half a second later such a
+        // stream has failed (its error came through the bus) and is left alone (WORKAROUNDS §28).
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(Self.reopenDelay.milliseconds))) { [weak self] in
+            guard let self else { return }
+            let current = outputBuffer.size
+            guard size > current else {
+                logger.warning("the output device underran; the output buffer stays \(current.milliseconds) ms (\(outputBuffer.setting))")
+                eventObservers.notify(.outputUnderrun(buffer: current, underruns: outputBuffer.underruns))
+                return
+            }
+            guard link.phase == .up else {
+                outputBuffer.raised(to: size, made: false)
+                return
+            }
+            raiseOutputBuffer(to: size)
         }
-        raiseOutputBuffer(to: size)
     }
+
+    /// How long after an underrun the buffer is raised, if the stream still plays then.
+    static let reopenDelay = ClockTime.milliseconds(500)
 
     /// Reopens the sink with a `size` buffer and the pipeline latency that covers it, on the
     /// streaming thread with the mixer held: a sink taken to READY under a running mixer returned
