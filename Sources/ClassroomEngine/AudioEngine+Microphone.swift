@@ -174,10 +174,10 @@ extension AudioEngine {
         uplink.attach(estimator, taps: [farTap, micTap].compactMap { $0 })
     }
 
-    /// Centres the canceller's window (about 5–50 ms past the compensation) on `estimate`, and tells the observers.
+    /// Moves the canceller's compensation to `estimate` where the canceller needs it (`compensation(for:current:on:)`),
+    /// and tells the observers.
     func apply(_ estimate: EchoPathEstimate, to uplink: Uplink) {
-        let margin = ClockTime.milliseconds(25)
-        let compensation = estimate.delay > margin ? ClockTime(nanoseconds: estimate.delay.nanoseconds - margin.nanoseconds) : .zero
+        let compensation = Self.compensation(for: estimate.delay, current: uplink.echoPathCompensation, on: Platform.current.echoCanceller)
         do {
             try uplink.setEchoPathCompensation(compensation)
         } catch {
@@ -188,6 +188,20 @@ extension AudioEngine {
         logger.info("echo path", metadata: ["delay": "\(estimate.delay)", "confidence": "\(estimate.confidence)",
                                             "compensation": "\(compensation)"])
         echoPathObservers.notify(estimate)
+    }
+
+    /// The compensation for a measured echo `path`. AEC1 cancels about 5–50 ms past the compensation, so
+    /// every path is centred there, 25 ms above it (WORKAROUNDS §12). AEC3 finds the path itself within its
+    /// delay search past the compensation and has to find it again after every move, so the compensation
+    /// stays while the path lies in that search (less the linear filter's 52 ms and a margin), and is
+    /// centred like AEC1's only for a path outside it.
+    static func compensation(for path: ClockTime, current: ClockTime, on canceller: Platform.EchoCanceller?) -> ClockTime {
+        let margin = ClockTime.milliseconds(25)
+        if let search = canceller?.delaySearch, path >= current,
+           path.nanoseconds - current.nanoseconds + ClockTime.milliseconds(60).nanoseconds <= search.nanoseconds {
+            return current
+        }
+        return path > margin ? ClockTime(nanoseconds: path.nanoseconds - margin.nanoseconds) : .zero
     }
 
     /// Calls `handler` with every echo path the estimator settles on (its own queue); keep the token.

@@ -38,5 +38,5 @@ public enum OutputTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when the output is a sound-server stream whose device can be moved.
-    var isSoundServer: Bool { if case .soundServer = self { return true }; return false }
+    public var isSoundServer: Bool { if case .soundServer = self { return true }; return false }
 }

@@ -9,7 +9,7 @@ extension SessionController {
         let source = microphoneSource(for: new)
         // With the sound server gone the microphone cannot open; it comes back with the server.
         let wanted = new.isRecording && source != nil && !engine.link.isLost
-        let processing = VoiceProcessing(profile: new.processingProfile)
+        let processing = VoiceProcessing(profile: new.processingProfile, mixReachesMicrophone: mixReachesMicrophone)
         guard wanted, let source else {
             if engine.uplink != nil { engine.disconnectMicrophone() }
             return
@@ -65,7 +65,7 @@ extension SessionController {
         }) else { return }
         logger.notice("trying the microphone again", metadata: ["source": "\(source)", "attempt": "\(attempt)"])
         do {
-            let uplink = try openMicrophone(source, processing: VoiceProcessing(profile: resolved.processingProfile))
+            let uplink = try openMicrophone(source, processing: VoiceProcessing(profile: resolved.processingProfile, mixReachesMicrophone: mixReachesMicrophone))
             try uplink.setMuted(resolved.isInterrupted)
         } catch {
             logger.warning("the microphone (\(source)) still cannot be opened: \(error)")

@@ -30,6 +30,8 @@ public final class SessionController: Sendable {
     public let engine: AudioEngine
     let queue = DispatchQueue(label: "classroom-audio.session-controller")
     let microphone: MicrophonePolicy
+    /// Whether the mix can come back through the microphone (a speaker in the room, or a test's simulated room).
+    let mixReachesMicrophone: Bool
     let alarms: AlarmSettings
     let onUplinkFrame: @Sendable (UplinkFrame) -> Void
     let logger: Logger
@@ -56,8 +58,10 @@ public final class SessionController: Sendable {
         var microphoneRetry: (attempt: Int, at: UInt64)?
     }
 
-    /// Builds the engine for `output` and a session over it.
+    /// Builds the engine for `output` and a session over it. `mixReachesMicrophone` false (the mix played
+    /// nowhere or into a file) spares AEC3 an echo that cannot come (`VoiceProcessing(profile:mixReachesMicrophone:on:)`).
     public init(output: OutputTarget, settings: SessionSettings = SessionSettings(), microphone: MicrophonePolicy = .route,
+                mixReachesMicrophone: Bool = true,
                 alarms: AlarmSettings = AlarmSettings(), engineConfiguration: AudioEngine.Configuration = .init(),
                 logger: Logger, onUplinkFrame: @escaping @Sendable (UplinkFrame) -> Void = { _ in }) throws(EngineError) {
         var configuration = engineConfiguration
@@ -69,6 +73,7 @@ public final class SessionController: Sendable {
             throw .gstreamer(.failed(error.description))
         }
         self.microphone = microphone
+        self.mixReachesMicrophone = mixReachesMicrophone
         self.alarms = alarms
         self.onUplinkFrame = onUplinkFrame
         self.logger = logger

@@ -50,6 +50,17 @@ public struct VoiceProcessing: Sendable, Hashable, CustomStringConvertible {
         self = profile == .voice ? .voice : .off
     }
 
+    /// The settings a session profile asks for, where the mix can or cannot come back through a microphone.
+    ///
+    /// On AEC3 the voice profile cancels echo only where it can come back. Played nowhere or into a WAV
+    /// file (the player says which), nothing of the mix reaches a microphone, and a fresh AEC3 suppressed
+    /// the near end by 30–60 dB in its first 1.5–2.5 s of far end all the same, where AEC1 let it through
+    /// (WORKAROUNDS §13, "Start-up on 1.26"); AEC1 keeps its canceller everywhere, as measured on 1.22.
+    public init(profile: ProcessingProfile, mixReachesMicrophone: Bool, on platform: Platform = .current) {
+        self.init(profile: profile)
+        if platform.echoCanceller == .aec3, !mixReachesMicrophone { echoCancel = false }
+    }
+
     /// Settings by feature.
     public init(echoCancel: Bool, noiseSuppression: Bool, gainControl: Bool, highPassFilter: Bool,
                 noiseSuppressionLevel: NoiseSuppressionLevel = .moderate, levelControl: Bool = false) {

@@ -13,6 +13,22 @@ public struct Platform: Sendable, Hashable, CustomStringConvertible {
         case aec1 = "AEC1"
         /// webrtc-audio-processing 1.x (Debian 13): AEC3, which has neither.
         case aec3 = "AEC3"
+
+        /// How long an echo path, counted from the far end webrtcdsp hands it, the canceller finds and
+        /// aligns to by itself; nil where it trusts the timestamps instead.
+        ///
+        /// AEC1 with `delay-agnostic` off cancels only about 5–50 ms above the timestamps (WORKAROUNDS §12),
+        /// so the engine moves each measured path into that window. AEC3 always runs its own delay
+        /// estimator: 5 matched filters of 32 sub-blocks, 24 apart, at 4 kHz (`EchoCanceller3Config.delay`,
+        /// `kMatchedFilterWindowSizeSubBlocks`, webrtc-audio-processing 1.3), lags 0–512 ms, its linear filter
+        /// 13 blocks (52 ms) from there. Moved under it, AEC3 loses the echo until it has found it again:
+        /// ERLE 10–28 dB for 2.5 s after a 25 ms move at a 50 ms path (WORKAROUNDS §12, "On 1.26").
+        public var delaySearch: ClockTime? {
+            switch self {
+            case .aec1: nil
+            case .aec3: .milliseconds(512)
+            }
+        }
     }
 
     /// The runtime GStreamer version (`gst_version`).

@@ -77,7 +77,9 @@ final class PlayerRun: Sendable {
         do {
             var engineConfiguration = AudioEngine.Configuration()
             engineConfiguration.outputBuffer = settings.outputBuffer
-            controller = try SessionController(output: settings.output, microphone: microphone, engineConfiguration: engineConfiguration, logger: logger) { frame in
+            // Only a sound-server output plays into a room the microphone hears; null and WAV do not.
+            controller = try SessionController(output: settings.output, microphone: microphone, mixReachesMicrophone: settings.output.isSoundServer,
+                                               engineConfiguration: engineConfiguration, logger: logger) { frame in
                 sender?.send(frame)
                 roomBox.withLock { $0 }?.send(frame)
             }
