@@ -13,13 +13,13 @@ struct OutputBufferTests {
         let run = try await Stalled(extra: [])
         defer { run.finish() }
         let started = try #require(Fixtures.events(run.events, named: "started").first)
-        #expect(started["output_buffer"] as? String == "adaptive" && started["output_buffer_ms"] as? Int == 30, "\(started)")
+        #expect(started["output_buffer"] as? String == "adaptive" && started["output_buffer_ms"] as? Int == 50, "\(started)")
         let firstLatency = try #require(started["output_latency_ms"] as? Int)
 
         let underruns = try await run.stall(times: 2)
-        print("FIGURE adaptive output buffer: started at 30 ms (latency \(firstLatency) ms); after two 150 ms stalls \(underruns.map { "\($0["buffer_ms"] ?? "?") ms / \($0["latency_ms"] ?? "?") ms" })")
+        print("FIGURE adaptive output buffer: started at 50 ms (latency \(firstLatency) ms); after two 150 ms stalls \(underruns.map { "\($0["buffer_ms"] ?? "?") ms / \($0["latency_ms"] ?? "?") ms" })")
         #expect(underruns.count == 2, "one output-underrun per stall was expected: \(underruns); stderr: \(run.player.stderr)")
-        #expect(underruns.map { $0["buffer_ms"] as? Int } == [50, 70], "\(underruns)")
+        #expect(underruns.map { $0["buffer_ms"] as? Int } == [70, 90], "\(underruns)")
         #expect(underruns.map { $0["latency_ms"] as? Int } == [firstLatency + 20, firstLatency + 40], "the latency should follow the buffer: \(underruns)")
         #expect(underruns.map { $0["underruns"] as? Int } == [1, 2], "\(underruns)")
         let level = try await run.heardLevel()
