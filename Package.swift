@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
         .library(name: "Systemd", targets: ["Systemd"]),
         .library(name: "DBus", targets: ["DBus"]),
+        .library(name: "PulseAudio", targets: ["PulseAudio"]),
         .executable(name: "classroom-player", targets: ["classroom-player"]),
         .executable(name: "classroom-bench", targets: ["classroom-bench"]),
     ],
@@ -65,6 +66,18 @@ let package = Package(
             name: "TLS",
             dependencies: ["COpenSSL"]
         ),
+        // libpulse's client API: moving our own playback stream, which pulsesink 1.22 cannot do safely.
+        .systemLibrary(
+            name: "CPulse",
+            path: "CPulse",
+            pkgConfig: "libpulse",
+            providers: [.apt(["libpulse-dev"])]
+        ),
+        // A client of the sound server's native protocol, connected per request: the only target that imports CPulse.
+        .target(
+            name: "PulseAudio",
+            dependencies: ["CPulse"]
+        ),
         // Safe Swift bindings: the only target that imports CGStreamer.
         .target(
             name: "GStreamer",
@@ -78,7 +91,7 @@ let package = Package(
         // Pipelines and the session controller: applies resolved session state to GStreamer.
         .target(
             name: "ClassroomEngine",
-            dependencies: ["GStreamer", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["GStreamer", "PulseAudio", "ClassroomAudio", .product(name: "Logging", package: "swift-log")]
         ),
         // The network side: peer feeds (RTP with its latch, SDP, files and network URIs), the uplink
         // sender, RTP endpoints and the Janus room; it feeds the engine's inputs and sends its uplink.

@@ -39,6 +39,7 @@ packages=(
   wireplumber                         # its session manager (default sink, routing)
   dbus                                # dbus-run-session: PipeWire's private D-Bus session
   libcurl4                            # FoundationNetworking's HTTP (Janus's API)
+  libpulse-dev                        # CPulse: moving our own playback stream (pulsesink 1.22 leaks its lock doing it)
   libsystemd-dev                      # CSystemd: sd_notify (readiness, status, watchdog) and the journal's native protocol
   systemd                             # systemd-analyze verify on the unit, in the tests
   playerctl                           # drives the player over MPRIS in the tests, as a desktop would

@@ -1,29 +1,35 @@
 import Foundation
 import GStreamer
+import PulseAudio
 
 /// The output stream as the engine sees it: moving it to another device, whether it is up, where
 /// it plays, taps on it, and finalising a WAV output.
 extension AudioEngine {
     // MARK: Output
 
-    /// Moves the output to another sound-server device without stopping: pulsesink moves its
-    /// stream server-side when `device` changes (measured: no gap, no stall). No-op for other
-    /// outputs; throws `notRunning` while the output stream is not up (see `outputStreamIsUp`).
+    /// Moves the output to another sound-server device without stopping: the server moves the
+    /// stream (measured: no gap, no stall); nil moves it to the server's default sink. No-op for
+    /// other outputs; throws `notRunning` while the output stream is not up.
+    ///
+    /// Moved by the engine's own sound-server client, not by pulsesink's `device`: pulsesink 1.22
+    /// returns from a move with its main loop locked when the server killed the stream a moment
+    /// before, and the mixer's next clock read then waits for ever (WORKAROUNDS §1).
     public func retargetOutput(device: String?) throws(EngineError) {
         guard output.isSoundServer else { return }
-        guard isRunning, let moved = link.whileStreamIsUp({ () -> Result<Void, EngineError> in
-            // nil asks for the server's default: PulseAudio's own routing decides.
-            Result { () throws(EngineError) in try EngineError.wrap { () throws(GStreamerError) in try outputSink.set("device", .string(device ?? "")) } }
-        }) else { throw .notRunning }
-        try moved.get()
+        guard isRunning, link.streamIsUp else { throw .notRunning }
+        do {
+            try soundServer.movePlaybackStream(where: EngineGraph.outputStreamKey, is: outputStreamID, to: device, within: Self.moveTimeout)
+        } catch .streamNotFound {
+            throw .notRunning   // connecting, or just killed: not up after all
+        } catch {
+            throw .outputNotMoved(device: device, reason: error.description)
+        }
+        if let device { state.withLock { $0.outputDevice = device } }
         logger.info("output retargeted", metadata: ["device": "\(device ?? "default")"])
     }
 
-    /// True when the output's server stream exists and has not failed (see `OutputLink`): only then
-    /// may pulsesink 1.22 be asked for `current-device` or `mute`, or moved.
-    public var outputStreamIsUp: Bool {
-        output.isSoundServer && isRunning && link.streamIsUp
-    }
+    /// How long a move may take: a local server answers in milliseconds; one that does not in 2 s is not answering.
+    static let moveTimeout = Duration.seconds(2)
 
     /// Waits until the sound server plays the output as fast as the clock runs: the newest buffer at
     /// the sink within the output latency + 100 ms of the running time for 600 ms, longer than it takes
@@ -75,7 +81,7 @@ extension AudioEngine {
     /// 245, 166, 126 then 76 ms behind the clock at a 70 ms latency): past the held stage it takes
     /// buffers in real time, and inputs (200 ms queues) drop nothing.
     static let paceTolerance = ClockTime.milliseconds(100)
-    /// How long the output must keep pace: the output buffer (20-200 ms unless fixed) fills before a held stream blocks.
+    /// How long the output must keep pace: the output buffer (50-200 ms, or up to 500 ms fixed) fills before a held stream blocks.
     static let paceHold = Duration.milliseconds(600)
 
     /// The sound-server device the output stream is on now (pulsesink `current-device`); nil

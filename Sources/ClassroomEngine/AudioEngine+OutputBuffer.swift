@@ -78,7 +78,9 @@ extension AudioEngine {
         link.reopen { () -> Bool in
             do {
                 _ = try outputSink.setState(.ready)
-                try outputSink.set("buffer-time", .int(Int64(size.nanoseconds / 1_000)))
+                try outputSink.set("buffer-time", .int(size.microseconds))
+                // Safe in READY: with no server stream pulsesink unlocks its loop (WORKAROUNDS §1).
+                if let device = state.withLock({ $0.outputDevice }) { try outputSink.set("device", .string(device)) }
                 pipeline.configuredLatency = configuration.pipelineLatency(outputBuffer: size)
                 try outputSink.syncStateWithParent()
                 return true

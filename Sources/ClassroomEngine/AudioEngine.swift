@@ -2,6 +2,7 @@ import ClassroomAudio
 import Foundation
 import GStreamer
 import Logging
+import PulseAudio
 import Synchronization
 
 /// The live classroom audio graph (DESIGN §3): inputs mixed by one `audiomixer`, the master
@@ -77,6 +78,10 @@ public final class AudioEngine: Sendable {
     let lookahead: PadProbe?
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
     let probeName: String
+    /// Unique on the sound server (process and engine): the output stream's `EngineGraph.outputStreamKey`.
+    let outputStreamID: String
+    /// Moves the output stream: pulsesink 1.22 cannot do it safely (`PulseClient`, WORKAROUNDS §1).
+    let soundServer = PulseClient(name: "classroom-audio")
     let logger: Logger
     let state = Mutex(State())
     let eventObservers = ObserverRegistry<EngineEvent>()
@@ -90,6 +95,8 @@ public final class AudioEngine: Sendable {
         var inputs: [String: AudioInput] = [:]
         var uplink: Uplink?
         var running = false
+        /// The device the output stream was last moved to (nil: where the server put it); a reopen connects there.
+        var outputDevice: String?
     }
 
     /// The application message `restart()` posts behind the stale errors.
@@ -104,8 +111,12 @@ public final class AudioEngine: Sendable {
         self.logger = logger
         let number = AudioEngine.instances.add(1, ordering: .relaxed).newValue
         probeName = "echo-probe-\(number)"
+        let streamID = "\(getpid())-\(number)"
+        outputStreamID = streamID
         outputBuffer = OutputBuffer(setting: configuration.outputBuffer)
-        let built = try EngineError.wrap { () throws(GStreamerError) in try AudioEngine.buildOutputChain(output: output, configuration: configuration, probeName: "echo-probe-\(number)", number: number) }
+        let built = try EngineError.wrap { () throws(GStreamerError) in
+            try AudioEngine.buildOutputChain(output: output, configuration: configuration, probeName: "echo-probe-\(number)", streamID: streamID, number: number)
+        }
         (pipeline, mixer, master, probe, outputSink) = built
         link = OutputLink(sink: outputSink, answersCaps: output.isSoundServer, caps: EngineGraph.outputFormat.caps)
         // Latency 0 makes the probe serve the far end by timestamp, not 50 ms ahead (WORKAROUNDS §11).
@@ -116,7 +127,7 @@ public final class AudioEngine: Sendable {
         }
     }
 
-    private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, number: Int) throws(GStreamerError)
+    private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, streamID: String, number: Int) throws(GStreamerError)
         -> (Pipeline, Element, VolumeControl, Element, Element) {
         let pipeline = try Pipeline(name: EngineGraph.pipeline(number))
         // A removable source (pulsesrc) must never become the clock: its removal would post CLOCK_LOST.
@@ -133,7 +144,7 @@ public final class AudioEngine: Sendable {
         let master = try VolumeControl(name: EngineGraph.masterVolume, initial: 1.0)
         let level = try ElementFactory.make("level", name: EngineGraph.outputLevel, properties: ["interval": .time(configuration.levelInterval)])
         let probe = try ElementFactory.make("webrtcechoprobe", name: probeName)
-        let sinkChain = try output.makeElements(mediaRole: configuration.mediaRole, buffer: configuration.outputBuffer.initial)
+        let sinkChain = try output.makeElements(mediaRole: configuration.mediaRole, buffer: configuration.outputBuffer.initial, streamID: streamID)
         let chain = [mixer, format, master.element, level, probe] + sinkChain
         try pipeline.addLinked(chain)
         guard let sink = sinkChain.last else { throw .failed("the output has no sink") }

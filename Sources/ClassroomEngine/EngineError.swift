@@ -28,6 +28,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
     case snapshotFailed(String)
     /// The engine is not running.
     case notRunning
+    /// The sound server would not move the output stream to `device` (nil: its default sink).
+    case outputNotMoved(device: String?, reason: String)
     /// The output could not be finalised (a WAV file may be incomplete).
     case outputNotFinalized(String)
     /// An RTP destination or source that cannot be used (`what` as the user wrote it).
@@ -67,6 +69,8 @@ public enum EngineError: Error, Sendable, CustomStringConvertible {
             return "No snapshot was written: \(why)."
         case .notRunning:
             return "The audio engine is not running; start it first."
+        case .outputNotMoved(let device, let reason):
+            return "The output stayed where it plays instead of moving to \(device.map { "'\($0)'" } ?? "the server's default sink"): \(reason)."
         case .outputNotFinalized(let why):
             return "The output was not finalised: \(why)."
         case .badEndpoint(let what, let reason):

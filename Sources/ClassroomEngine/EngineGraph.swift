@@ -15,6 +15,8 @@ public enum EngineGraph {
     public static let outputLevel = "output-level"
     /// The output sink (pulsesink, filesink or fakesink).
     public static let outputSink = "output-sink"
+    /// The stream property that names the engine's output stream on the sound server, for moving it.
+    public static let outputStreamKey = "classroom-audio.output-id"
     /// The WAV encoder in front of a file output.
     public static let outputEncoder = "output-encoder"
     /// The microphone's source element.

@@ -18,14 +18,15 @@ public enum OutputTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The elements after the echo probe, first to last; the last one is named `output-sink`.
-    /// A sound-server stream asks for `buffer` ahead of the device, refilled every 10 ms block.
-    func makeElements(mediaRole: String, buffer: ClockTime) throws(GStreamerError) -> [Element] {
+    /// A sound-server stream asks for `buffer` ahead of the device, refilled every 10 ms block, and
+    /// carries `streamID` as `EngineGraph.outputStreamKey`, by which the engine finds it to move it.
+    func makeElements(mediaRole: String, buffer: ClockTime, streamID: String) throws(GStreamerError) -> [Element] {
         switch self {
         case .soundServer(let device):
             // The sound server's role policies (cork, ducking) look at media.role.
             var properties: ElementProperties = [
-                "stream-properties": .string("props,media.role=\(mediaRole),application.name=classroom-audio"),
-                "buffer-time": .int(Int64(buffer.nanoseconds / 1_000)), "latency-time": .int(Int64(EngineGraph.frameDuration.nanoseconds / 1_000)),
+                "stream-properties": .string("props,media.role=\(mediaRole),application.name=classroom-audio,\(EngineGraph.outputStreamKey)=(string)\(streamID)"),
+                "buffer-time": .int(buffer.microseconds), "latency-time": .int(EngineGraph.frameDuration.microseconds),
             ]
             if let device { properties.append("device", .string(device)) }
             return [try ElementFactory.make("pulsesink", name: EngineGraph.outputSink, properties: properties)]

@@ -32,15 +32,18 @@ extension SessionController {
     /// restart), as long as the route still wants `device`; gives up after 5 s or when the output is lost.
     func move(to device: String?, attempt: Int) {
         guard !engine.link.isLost, session.resolvedState.route.output?.deviceID == device else { return }
-        guard engine.outputStreamIsUp else {
+        // Asked and moved under the link's lock in one step (WORKAROUNDS §1): notRunning is a stream not up yet.
+        do {
+            try engine.retargetOutput(device: device)
+        } catch .notRunning {
             if attempt < 100 {
                 queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [weak self] in self?.move(to: device, attempt: attempt + 1) }
             } else {
                 logger.warning("the output stream did not come up in 5 s; it stays where the server put it", metadata: ["wanted": "\(device ?? "default")"])
             }
-            return
+        } catch {
+            logger.warning("output not moved to \(device ?? "default"): \(error)")
         }
-        do { try engine.retargetOutput(device: device) } catch { logger.warning("output not moved to \(device ?? "default"): \(error)") }
     }
 
     // MARK: Cork

@@ -48,6 +48,8 @@ public struct ClockTime: Sendable, Hashable, Comparable, CustomStringConvertible
     public var seconds: Double { Double(nanoseconds) / 1e9 }
     /// The time in whole milliseconds (truncated).
     public var milliseconds: Int { Int(nanoseconds / 1_000_000) }
+    /// The time in whole microseconds (truncated): the unit of audio sinks' `buffer-time` and `latency-time`.
+    public var microseconds: Int64 { Int64(nanoseconds / 1_000) }
 
     /// "h:mm:ss.nnnnnnnnn", as GStreamer prints times.
     public var description: String {

@@ -101,22 +101,28 @@ final class MetricsExporter: RunFollower {
         return registry.emitToString()
     }
 
+    /// A status figure in ms as the seconds Prometheus wants; nil where the status has no number.
+    private static func seconds(fromMilliseconds figure: JSON?) -> JSON? {
+        guard case .number(let ms)? = figure else { return nil }
+        return .number(ms / 1000)
+    }
+
     private func refresh(from status: JSON) {
         let lesson = status["lesson"]
         set("lesson_position", unit: "seconds", "Position in the lesson.", lesson?["position"])
         set("lesson_duration", unit: "seconds", "Length of the lesson.", lesson?["duration"])
         if case .string(let now)? = lesson?["state"] { set("lesson_playing", "1 while the lesson plays, 0 when paused, ended or loading.", .bool(now == "playing")) }
         set("output_buffer", unit: "seconds", "Audio waiting in the sound server ahead of the output device.",
-            status["output"]?["buffer_ms"].map { value in if case .number(let ms) = value { return .number(ms / 1000) }; return value })
+            Self.seconds(fromMilliseconds: status["output"]?["buffer_ms"]))
         set("output_latency", unit: "seconds", "How long after it is mixed a sample is played.",
-            status["output"]?["latency_ms"].map { value in if case .number(let ms) = value { return .number(ms / 1000) }; return value })
+            Self.seconds(fromMilliseconds: status["output"]?["latency_ms"]))
         set("output_level", unit: "dbfs", "Latest RMS level of the output mix, loudest channel, in dBFS.", status["levels"]?["output_db"])
         set("microphone_level", unit: "dbfs", "Latest RMS level of the processed microphone, in dBFS (absent while it is off).", status["levels"]?["mic_db"])
         set("microphone_connected", "1 while the microphone is connected.", status["mic"]?["connected"])
         set("microphone_gain", unit: "db", "The uplink level control's gain after the echo canceller, in dB (absent while the microphone is off).", status["mic"]?["gain_db"])
         // The echo path the engine measured (absent until it has one, and while the microphone is off).
         set("echo_path_delay", unit: "seconds", "Echo path the canceller follows: speaker to microphone plus unreported device latency.",
-            status["mic"]?["echo_path"]?["delay_ms"].map { value in if case .number(let ms) = value { return .number(ms / 1000) }; return value })
+            Self.seconds(fromMilliseconds: status["mic"]?["echo_path"]?["delay_ms"]))
         set("echo_path_confidence", "Confidence of that echo-path estimate, 0 to 1.", status["mic"]?["echo_path"]?["confidence"])
         let session = status["session"]
         set("interrupted", "1 while the audio session is interrupted.", session?["interrupted"])
@@ -150,7 +156,7 @@ final class MetricsExporter: RunFollower {
             seen[id] = [set("peer_receiving", "1 while packets or samples arrive from the peer.", peer["receiving"], labels: labels),
                         set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels),
                         set("peer_jitter_buffer", unit: "seconds", "How long the peer's RTP jitter buffer holds packets now (adaptive unless --jitter-buffer).",
-                            peer["jitter_buffer_ms"].flatMap { if case .number(let ms) = $0 { return .number(ms / 1000) } else { return nil } }, labels: labels),
+                            Self.seconds(fromMilliseconds: peer["jitter_buffer_ms"]), labels: labels),
                         ].compactMap { $0 }
             countPeerFigure(peer["dropped"], as: "peer_dropped_pushes", "Pushes of a peer's audio the mix dropped (it fell behind).", peer: id)
             countPeerFigure(peer["rejected_packets"], as: "peer_rejected_packets",
