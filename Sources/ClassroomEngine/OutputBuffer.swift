@@ -35,13 +35,11 @@ public enum OutputBufferSetting: Sendable, Hashable, CustomStringConvertible {
 /// 200 ms buffer-time and 40-60 ms of pipeline latency PulseAudio underflowed every 70 ms for as
 /// long as it played (it reads that far ahead), with 20-40 ms never after the start.
 public final class OutputBuffer: Sendable {
-    /// Where an adaptive buffer starts: 50 ms, so the output latency stays the 100 ms it was. At 30
-    /// ms (80 ms of latency) the device suites passed (2 of 2 on PulseAudio; 20 ms failed 2 of 3), but
-    /// PulseRouteTests' sound-server restart deadlocked in 6 of 7 runs: the teardown in pulsesink 1.22's
-    /// state change, the mixer's thread in the pulse clock's get_time waiting for PulseAudio's
-    /// main-loop lock; at 50 ms it passed 5 of 5. Until that is understood the latency is not cut
-    /// by default; `--output-buffer 30` gives 80 ms (WORKAROUNDS §28).
-    public static let start = ClockTime.milliseconds(50)
+    /// Where an adaptive buffer starts: 30 ms, 80 ms of output latency with the mixer's wait and one
+    /// block. The device suites passed at 30 ms and 20 ms failed 2 of 3 on PulseAudio (a dropout at a
+    /// mic connect, 100 ms lost at a move to an idle null sink); the server restart's deadlock at 30 ms
+    /// was pulsesink's leaked lock in a move, which the engine no longer asks it for (WORKAROUNDS §1, §28).
+    public static let start = ClockTime.milliseconds(30)
     /// How far one underrun raises it.
     public static let step = ClockTime.milliseconds(20)
     /// The most it grows to: a device this far behind needs another fix.

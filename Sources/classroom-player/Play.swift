@@ -76,7 +76,7 @@ struct Play: ParsableCommand {
     var jitterBuffer: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "How much of the mix waits in the sound server ahead of the device, 10 to 500 ms; the output latency is this plus 50 ms. Without it the buffer starts at 50 ms and grows 20 ms at each underrun the device reports (to 200 ms), never shrinking.",
+        "How much of the mix waits in the sound server ahead of the device, 10 to 500 ms; the output latency is this plus 50 ms. Without it the buffer starts at 30 ms and grows 20 ms at each underrun the device reports (to 200 ms), never shrinking.",
         valueName: "ms"))
     var outputBuffer: Int?
 

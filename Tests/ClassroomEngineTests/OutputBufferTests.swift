@@ -5,21 +5,24 @@ import Testing
 @Suite("The output buffer's policy: up a step per underrun the device reports, never down, settling ignored")
 struct OutputBufferTests {
     private let second: UInt64 = 1_000_000_000
+    private let start = OutputBuffer.start
+    private let one = OutputBuffer.start + OutputBuffer.step
+    private let two = OutputBuffer.start + OutputBuffer.step + OutputBuffer.step
 
-    @Test("adaptive: 50 ms, then 70 and 90 ms at underruns a raise apart; one raise at a time; the ceiling holds")
+    @Test("adaptive: the start (30 ms), then a step (20 ms) more at each underrun a raise apart; one raise at a time; the ceiling holds")
     func adaptiveSteps() {
         let buffer = OutputBuffer(setting: .adaptive)
         buffer.opened(now: 0)
-        #expect(buffer.size == .milliseconds(50))
+        #expect(buffer.size == start)
         #expect(buffer.underrun(now: 5 * second) == nil, "an underrun while the server settles the stream counts for nothing")
         #expect(buffer.underruns == 0)
-        #expect(buffer.underrun(now: 7 * second) == .milliseconds(70))
+        #expect(buffer.underrun(now: 7 * second) == one)
         #expect(buffer.underrun(now: 7 * second + 1) == nil, "a second underrun while the raise is on its way is the same stall")
-        buffer.raised(to: .milliseconds(70), made: true, now: 8 * second)
-        #expect(buffer.size == .milliseconds(70))
+        buffer.raised(to: one, made: true, now: 8 * second)
+        #expect(buffer.size == one)
         #expect(buffer.underrun(now: 8 * second + second / 2) == nil, "the reopened stream fills for a second")
-        #expect(buffer.underrun(now: 10 * second) == .milliseconds(90))
-        buffer.raised(to: .milliseconds(90), made: true, now: 10 * second)
+        #expect(buffer.underrun(now: 10 * second) == two)
+        buffer.raised(to: two, made: true, now: 10 * second)
         #expect(buffer.underruns == 2)
         var now = 12 * second
         while buffer.size < OutputBuffer.ceiling {
@@ -35,10 +38,10 @@ struct OutputBufferTests {
     func raiseNotMade() {
         let buffer = OutputBuffer(setting: .adaptive)
         buffer.opened(now: 0)
-        #expect(buffer.underrun(now: 7 * second) == .milliseconds(70))
-        buffer.raised(to: .milliseconds(70), made: false, now: 7 * second)
-        #expect(buffer.size == .milliseconds(50))
-        #expect(buffer.underrun(now: 7 * second + 1) == .milliseconds(70))
+        #expect(buffer.underrun(now: 7 * second) == one)
+        buffer.raised(to: one, made: false, now: 7 * second)
+        #expect(buffer.size == start)
+        #expect(buffer.underrun(now: 7 * second + 1) == one)
     }
 
     @Test("fixed: the size never moves, and every underrun past settling is counted")

@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 import Testing
 
@@ -13,14 +14,15 @@ struct OutputBufferTests {
         let run = try await Stalled(extra: [])
         defer { run.finish() }
         let started = try #require(Fixtures.events(run.events, named: "started").first)
-        #expect(started["output_buffer"] as? String == "adaptive" && started["output_buffer_ms"] as? Int == 50, "\(started)")
+        let start = OutputBuffer.start.milliseconds, step = OutputBuffer.step.milliseconds
+        #expect(started["output_buffer"] as? String == "adaptive" && started["output_buffer_ms"] as? Int == start, "\(started)")
         let firstLatency = try #require(started["output_latency_ms"] as? Int)
 
         let underruns = try await run.stall(times: 2)
-        print("FIGURE adaptive output buffer: started at 50 ms (latency \(firstLatency) ms); after two 150 ms stalls \(underruns.map { "\($0["buffer_ms"] ?? "?") ms / \($0["latency_ms"] ?? "?") ms" })")
+        print("FIGURE adaptive output buffer: started at \(start) ms (latency \(firstLatency) ms); after two 150 ms stalls \(underruns.map { "\($0["buffer_ms"] ?? "?") ms / \($0["latency_ms"] ?? "?") ms" })")
         #expect(underruns.count == 2, "one output-underrun per stall was expected: \(underruns); stderr: \(run.player.stderr)")
-        #expect(underruns.map { $0["buffer_ms"] as? Int } == [70, 90], "\(underruns)")
-        #expect(underruns.map { $0["latency_ms"] as? Int } == [firstLatency + 20, firstLatency + 40], "the latency should follow the buffer: \(underruns)")
+        #expect(underruns.map { $0["buffer_ms"] as? Int } == [start + step, start + 2 * step], "\(underruns)")
+        #expect(underruns.map { $0["latency_ms"] as? Int } == [firstLatency + step, firstLatency + 2 * step], "the latency should follow the buffer: \(underruns)")
         #expect(underruns.map { $0["underruns"] as? Int } == [1, 2], "\(underruns)")
         let level = try await run.heardLevel()
         #expect(level > -30, "the 440 Hz tone (-23 dBFS) should go on playing after the raises, heard \(level) dBFS")
