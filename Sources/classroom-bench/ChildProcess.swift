@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -33,29 +34,12 @@ final class ChildProcess: Sendable {
     init(_ executable: String, _ arguments: [String]) throws {
         command = ([executable] + arguments).joined(separator: " ")
         outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("classroom-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        // The child starts with no signal blocked and every signal at its default: posix_spawn passes
-        // on the calling thread's mask, and a child started from a thread that blocks SIGINT (the
-        // cooperative pool's may) never heard the SIGINT that ends a gst-launch -e recording.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
         spawnedAt = ProcessMeters.monotonicNanoseconds()
-        let result = posix_spawnp(&child, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else { throw BenchError("cannot start \(executable): \(String(cString: strerror(result)))") }
-        pid = child
+        do {
+            pid = try SpawnedProcess.start(executable, arguments, output: outputPath)
+        } catch {
+            throw BenchError("\(error)")
+        }
     }
 
     /// Waits for the child (on a dedicated thread) and returns what it used and wrote.
