@@ -152,12 +152,15 @@ extension PeerFeed {
         default: throw .failed("RTP \(encoding) cannot be decoded here (only \(SessionDescription.decodable.sorted().joined(separator: ", ")))")
         }
         var chain = [try ElementFactory.make(factories.0, name: NetworkGraph.Peer.depay)]
-        if encoding == "OPUS" {
+        if encoding == "OPUS", decodesFEC {
             // A lost packet is rebuilt from the next one's in-band FEC where the sender adds it, else
             // concealed (PLC), for one packet of latency, not opusdec's 120 ms (WORKAROUNDS §22).
             let opus = try OpusFECDecoder(name: NetworkGraph.Peer.decoder)
             tokens.withLock { $0.append(opus) }
             chain.append(opus.element)
+        } else if encoding == "OPUS" {
+            // Concealed (PLC) instead of a hole, with no packet held.
+            chain.append(try ElementFactory.make("opusdec", name: NetworkGraph.Peer.decoder, properties: ["plc": true]))
         } else if let decoder = factories.1 {
             chain.append(try ElementFactory.make(decoder, name: NetworkGraph.Peer.decoder))
         }

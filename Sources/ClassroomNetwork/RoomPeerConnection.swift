@@ -10,7 +10,7 @@ import Synchronization
 /// comes out of that webrtcbin into the room's engine input. One per join; a rejoin makes a new one.
 ///
 ///     UplinkSender: appsrc ► mixer ► tee ► queue ► opusenc ► rtpopuspay ► webrtcbin ═ Janus
-///     webrtcbin src_N ► rtpopusdepay ► opusdec (FEC) ► PeerFeed's tail ► appsink ─► AudioInput.push
+///     webrtcbin src_N ► rtpopusdepay ► opusdec ► PeerFeed's tail ► appsink ─► AudioInput.push
 ///
 /// How webrtcbin 1.22 and Janus 1.1.2 meet, measured: docs/WEBRTC-NOTES.md.
 final class RoomPeerConnection: Sendable {
@@ -79,14 +79,13 @@ final class RoomPeerConnection: Sendable {
         tokens.withLock { $0 += states + [received, messages, jitterBuffers] }
     }
 
-    /// Links a received stream: depayloader ► decoder (rebuilding or concealing losses) ► PeerFeed's tail ► the room's input.
+    /// Links a received stream: depayloader ► decoder (concealing losses) ► PeerFeed's tail ► the room's input.
     private func receive(_ pad: Pad, into input: AudioInput) throws(GStreamerError) {
-        // Janus's mix carries in-band FEC (the room offers useinbandfec=1): rebuilt for one packet of latency.
-        let opus = try OpusFECDecoder(name: NetworkGraph.Peer.webRTCDecoder)
-        tokens.withLock { $0.append(opus) }
+        // PLC, not FEC: Janus answers useinbandfec=1 but AudioBridge adds FEC to the mix only when the
+        // join sets expected_loss (default 0), so FEC decoding would only hold a packet (WORKAROUNDS §22).
         let chain = [
             try ElementFactory.make("rtpopusdepay", name: NetworkGraph.Peer.webRTCDepay),
-            opus.element,
+            try ElementFactory.make("opusdec", name: NetworkGraph.Peer.webRTCDecoder, properties: ["plc": true]),
         ] + (try PeerFeed.makeTail(levelInterval: .milliseconds(100)))
         guard let first = chain.first, let sink = chain.last as? AppSink else { return }
         try sender.pipeline.addLinked(chain)
