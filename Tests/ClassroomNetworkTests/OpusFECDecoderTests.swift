@@ -74,6 +74,43 @@ struct OpusFECDecoderTests {
         #expect(posted[10] == (posted[20] ?? 0) + 1, "\(posted)")
     }
 
+    @Test("a stream whose packets change keeps the latency of the longest packet seen: 10, then 20, then 10 ms answers 20 ms")
+    func longestPacketKept() throws {
+        try GStreamer.initialize()
+        // concat plays the three encodings one after the other, into one decoder.
+        let segments = [10, 20, 10].map { size in
+            "audiotestsrc num-buffers=20 samplesperbuffer=480 ! audio/x-raw,rate=48000,channels=1 ! opusenc frame-size=\(size) ! c. "
+        }.joined()
+        let pipeline = try Pipeline.parse("concat name=c " + segments)
+        let opus = try OpusFECDecoder(name: "fec-decoder")
+        let sink = try ElementFactory.make("fakesink", properties: ["sync": false])
+        try pipeline.add([opus.element, sink])
+        try Element.link([try #require(pipeline.element(named: "c")), opus.element, sink])
+        let seen = Mutex<[ClockTime]>([])
+        let watch = try opus.element.staticPad("sink").addProbe(.buffer) { _ in
+            seen.withLock { $0.append(opus.latency) }
+            return .ok
+        }
+        defer { watch?.remove(); _ = try? pipeline.setState(.null) }
+        let end = try pipeline.bus.waitForMessage(timeout: .seconds(10), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { message in
+            switch message.view {
+            case .endOfStream, .error: return true
+            default: return false
+            }
+        }
+        try #require(end != nil)
+        if case .error(let error, _)? = end?.view { Issue.record("the pipeline failed: \(error.message)") }
+        let latencies = seen.withLock { $0 }
+        // The decoder's own probe runs first: each entry is the latency once that packet was measured.
+        #expect(latencies.first == .milliseconds(10))
+        let firstLong = try #require(latencies.firstIndex(of: .milliseconds(20)))
+        #expect(latencies[firstLong...].allSatisfy { $0 == .milliseconds(20) }, "\(latencies)")
+        #expect(latencies.count >= 50)   // 200 ms in each encoding: 20 + 10 + 20 packets
+        #expect(opus.latency == .milliseconds(20))
+        let upstream = try #require(try opus.element.staticPad("sink").peerLatency())
+        #expect(try opus.element.latency().minimum == upstream.minimum + .milliseconds(20))
+    }
+
     /// Int16 samples of `wanted` placed by their buffers' timestamps (48 kHz mono).
     private final class Recording: Sendable {
         private let samples = Mutex<[Int: Int16]>([:])
