@@ -72,8 +72,9 @@ public final class JanusRoom: Sendable {
             let local: String
             if let localAddress { local = localAddress } else { local = try LocalRoute.sourceAddress(toward: address.host, port: address.port) }
             let port = try LocalPort.free(.udp, on: local)
+            // AudioBridge adds no FEC to the mix unless the join sets expected_loss (default 0): decoding it would only hold a packet.
             let feed = try PeerFeed(source: .rtp(address: local, port: port, payloadType: JanusRoom.payloadType), input: input,
-                                    jitterBuffer: jitterBuffer, logger: logger)
+                                    jitterBuffer: jitterBuffer, forwardErrorCorrection: false, logger: logger)
             plain = (feed, local, port)
         } catch {
             try? engine.removeInput(id: input.id)

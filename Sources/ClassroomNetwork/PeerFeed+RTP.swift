@@ -45,7 +45,7 @@ extension PeerFeed {
         // after the depayloader), so the decoder conceals it instead of leaving a silent hole.
         let jitter = try ElementFactory.make("rtpjitterbuffer", name: NetworkGraph.Peer.jitter, properties: ["do-lost": true])
         try controlJitterBuffer(jitter, clockRate: format.clockRate)
-        let decode = [jitter] + (try PeerFeed.decoder(for: format.encoding))
+        let decode = [jitter] + (try decoder(for: format.encoding))
         let decrypt = try key.map { _ throws(GStreamerError) in try ElementFactory.make("srtpdec", name: NetworkGraph.Peer.decrypt) }
         try pipeline.addLinked([udp] + (decrypt.map { [$0] } ?? []) + [demux])
         try pipeline.addLinked(decode)
@@ -142,20 +142,28 @@ extension PeerFeed {
     }
 
     /// The depayloader and decoder of an encoding SessionDescription.decodable names.
-    private static func decoder(for encoding: String) throws(GStreamerError) -> [Element] {
+    private func decoder(for encoding: String) throws(GStreamerError) -> [Element] {
         let factories: (String, String?)
         switch encoding {
-        case "OPUS": factories = ("rtpopusdepay", "opusdec")
+        case "OPUS": factories = ("rtpopusdepay", nil)
         case "PCMU": factories = ("rtppcmudepay", "mulawdec")
         case "PCMA": factories = ("rtppcmadepay", "alawdec")
         case "L16": factories = ("rtpL16depay", nil)
         default: throw .failed("RTP \(encoding) cannot be decoded here (only \(SessionDescription.decodable.sorted().joined(separator: ", ")))")
         }
         var chain = [try ElementFactory.make(factories.0, name: NetworkGraph.Peer.depay)]
-        // Opus conceals a lost packet (PLC) instead of leaving a hole. Not use-inband-fec: opusdec then
-        // reports 120 ms of latency (the longest Opus packet), and mouth-to-ear went 229 → 348 ms (WORKAROUNDS §22).
-        let concealment: ElementProperties = encoding == "OPUS" ? ["plc": true] : [:]
-        if let decoder = factories.1 { chain.append(try ElementFactory.make(decoder, name: NetworkGraph.Peer.decoder, properties: concealment)) }
+        if encoding == "OPUS", decodesFEC {
+            // A lost packet is rebuilt from the next one's in-band FEC where the sender adds it, else
+            // concealed (PLC), for one packet of latency, not opusdec's 120 ms (WORKAROUNDS §22).
+            let opus = try OpusFECDecoder(name: NetworkGraph.Peer.decoder)
+            tokens.withLock { $0.append(opus) }
+            chain.append(opus.element)
+        } else if encoding == "OPUS" {
+            // Concealed (PLC) instead of a hole, with no packet held.
+            chain.append(try ElementFactory.make("opusdec", name: NetworkGraph.Peer.decoder, properties: ["plc": true]))
+        } else if let decoder = factories.1 {
+            chain.append(try ElementFactory.make(decoder, name: NetworkGraph.Peer.decoder))
+        }
         return chain
     }
 }

@@ -50,14 +50,20 @@ public final class PeerFeed: Sendable {
     /// RTP: how long the jitter buffer holds packets.
     let jitterBufferSetting: JitterBufferSetting
     let jitterBuffer = Mutex<AdaptiveJitterBuffer?>(nil)
+    /// RTP Opus: whether the sender's in-band FEC is decoded (one packet of latency, WORKAROUNDS §22).
+    let decodesFEC: Bool
     let logger: Logger
 
-    /// Builds the feed's pipeline; nothing is received until `start`.
+    /// Builds the feed's pipeline; nothing is received until `start`. `forwardErrorCorrection`: an
+    /// Opus stream's lost packet is rebuilt from the next one's in-band FEC, for one packet of
+    /// latency; leave it on for senders that add FEC (our uplink does unless ?fec=off), off for those
+    /// that never do (a Janus AudioBridge mix at its default expected_loss of 0), where it only costs.
     public init(source: PeerSource, input: AudioInput, jitterBuffer: JitterBufferSetting = PeerFeed.defaultJitterBuffer,
-                logger: Logger) throws(EngineError) {
+                forwardErrorCorrection: Bool = true, logger: Logger) throws(EngineError) {
         self.source = source
         self.input = input
         self.logger = logger
+        decodesFEC = forwardErrorCorrection
         jitterBufferSetting = jitterBuffer
         latch = PeerFeed.latch(for: source)
         do {

@@ -81,6 +81,8 @@ final class RoomPeerConnection: Sendable {
 
     /// Links a received stream: depayloader ► decoder (concealing losses) ► PeerFeed's tail ► the room's input.
     private func receive(_ pad: Pad, into input: AudioInput) throws(GStreamerError) {
+        // PLC, not FEC: Janus answers useinbandfec=1 but AudioBridge adds FEC to the mix only when the
+        // join sets expected_loss (default 0), so FEC decoding would only hold a packet (WORKAROUNDS §22).
         let chain = [
             try ElementFactory.make("rtpopusdepay", name: NetworkGraph.Peer.webRTCDepay),
             try ElementFactory.make("opusdec", name: NetworkGraph.Peer.webRTCDecoder, properties: ["plc": true]),

@@ -269,6 +269,12 @@ public class Element: Object {
         }
     }
 
+    /// Tells the pipeline that the element's latency changed, so it recalculates it (wraps
+    /// `gst_element_post_message` with `gst_message_new_latency`).
+    public func postLatencyMessage() {
+        gst_element_post_message(gstElement, gst_message_new_latency(gstObject))
+    }
+
     /// Posts a message on the element's bus (wraps `gst_element_post_message`).
     public func postApplicationMessage(_ structure: Structure) {
         let message = gst_message_new_application(gstObject, structure.copyForTransfer())

@@ -37,6 +37,19 @@ public class Pad: Object {
         return Pad(adopting: UnsafeMutableRawPointer(peer).assumingMemoryBound(to: GstObject.self))
     }
 
+    /// The latency of everything upstream of this sink pad, as its peer answers a LATENCY query;
+    /// nil when the peer does not answer (wraps `gst_pad_peer_query`). Safe inside a probe on
+    /// the same element's source pad: the query goes upstream from here, not through that pad.
+    public func peerLatency() -> Latency? {
+        let query = gst_query_new_latency()
+        defer { gst_query_unref(query) }
+        guard gst_pad_peer_query(gstPad, query) != 0 else { return nil }
+        var live: gboolean = 0
+        var minimum: GstClockTime = 0, maximum: GstClockTime = 0
+        gst_query_parse_latency(query, &live, &minimum, &maximum)
+        return Latency(isLive: live != 0, minimum: ClockTime(raw: minimum) ?? .zero, maximum: ClockTime(raw: maximum))
+    }
+
     /// True when linked (wraps `gst_pad_is_linked`).
     public var isLinked: Bool { gst_pad_is_linked(gstPad) != 0 }
 

@@ -44,7 +44,8 @@ enum ImpairedPathRows {
             127.0.0.1 holding each packet a uniformly random 0…J ms (so packets overtake each other) and dropping L % (seeded) → the same \
             packets to two PeerFeeds on one headless engine: the adaptive jitter buffer, and one fixed at 60 ms (--jitter-buffer 60, the \
             buffer before). After \(Int(warmUp)) s, \(Int(measured)) s measured: the buffer's delay sampled every 100 ms and averaged (the \
-            latency it adds), and rtpjitterbuffer's own counts: lost / (pushed + lost) is the audio concealed (Opus PLC) — packets dropped \
+            latency it adds), and rtpjitterbuffer's own counts: lost / (pushed + lost) is the audio concealed (rebuilt from the next packet's \
+            in-band FEC, else Opus PLC) — packets dropped \
             on the way and those later than the buffer held.
             """
         for jitter in jitters {

@@ -165,12 +165,17 @@ enum MouthToEarMeasurement {
         guard !total.isEmpty else { throw BenchError("none of \(pushes.count) bursts reached kiosk B's output") }
         let median = total.median, microphone = capture.isEmpty ? Double.nan : capture.median
         let jitterBuffer = jitterBufferDelay()?.milliseconds ?? 0
-        let configured = Double(UplinkSender.frameJitter.milliseconds + 10 + 20 + jitterBuffer + latency.milliseconds)
+        // The uplink mixer is not in the sum: a frame on its grid leaves it at once (0.05 ms measured, WORKAROUNDS §24).
+        // B decodes A's FEC (one 20 ms packet held); Janus's mix carries none, so a room's receiver conceals only.
+        let fec = { if case .room = path { return 0 } else { return 20 } }()
+        let configured = Double(20 + jitterBuffer + fec + latency.milliseconds)
         let server = { if case .room = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
         let parts = """
              Parts: capture → DSP → uplink callback \(formatted(microphone, "ms")) (measured; a pushed microphone has no capture \
-            buffer — pulsesrc adds its 10 ms period); uplink mixer wait \(UplinkSender.frameJitter.milliseconds) ms + 10 ms block; \
-            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); the engine's fixed \
+            buffer — pulsesrc adds its 10 ms period); uplink mixer none (a frame on its grid leaves at once; its \
+            \(UplinkSender.frameJitter.milliseconds) ms latency is the deadline for a missing one); \
+            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); \
+            Opus FEC decoding \(fec) ms (one packet held for the next one's FEC; none from Janus, whose mix has no FEC); the engine's fixed \
             pipeline latency \(latency.milliseconds) ms (mixer latency, one 10 ms block, the sink's deadline); sink: none here \
             (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
             codec look-ahead and scheduling. The engine's 100 ms pipeline latency dominates, then the 60 ms jitter buffer: on a LAN a \

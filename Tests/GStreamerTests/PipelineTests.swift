@@ -109,6 +109,25 @@ struct PipelineTests {
         try pipeline.setState(.null)
     }
 
+    @Test("a sink pad asks its peer what is upstream; an element says its latency changed")
+    func peerLatencyAndMessage() throws {
+        let pipeline = try Pipeline.parse("audiotestsrc is-live=true samplesperbuffer=480 ! audio/x-raw,rate=48000 ! queue name=q ! fakesink name=sink sync=true")
+        try pipeline.setState(.playing, waitingUpTo: .seconds(5))
+        defer { _ = try? pipeline.setState(.null) }
+        let sink = try #require(pipeline.element(named: "sink"))
+        let upstream = try #require(try sink.staticPad("sink").peerLatency())
+        #expect(upstream.isLive)
+        #expect(upstream.minimum == .milliseconds(10))   // the source's one buffer; the sink's own deadline is not upstream
+        // An unlinked pad has no peer to ask.
+        #expect(try ElementFactory.make("fakesink").staticPad("sink").peerLatency() == nil)
+        let queue = try #require(pipeline.element(named: "q"))
+        let message = pipeline.bus.waitForMessage(timeout: .seconds(2), after: { queue.postLatencyMessage() }) { message in
+            if case .latency = message.view { return message.source == "q" }
+            return false
+        }
+        #expect(message != nil)
+    }
+
     @Test("an EOS event sent to a live pipeline ends it")
     func endOfStreamEvent() throws {
         let pipeline = try Pipeline.parse("audiotestsrc is-live=true ! fakesink")

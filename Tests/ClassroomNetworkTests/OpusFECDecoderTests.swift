@@ -1,0 +1,195 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ClassroomNetwork
+import GStreamer
+
+@Suite("Opus FEC decoding in our receivers: one packet of latency, lost speech rebuilt")
+struct OpusFECDecoderTests {
+    private static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples")
+
+    @Test("an Opus packet's TOC byte says how much audio it carries", arguments: [([UInt8], Double)]([
+        ([UInt8(0x08)], 20.0),                 // SILK NB, 20 ms, one frame
+        ([UInt8(0x70)], 10.0),                 // hybrid FB, 10 ms
+        ([UInt8(0xf8)], 20.0),                 // CELT FB, 20 ms
+        ([UInt8(0xe0)], 2.5),                  // CELT FB, 2.5 ms
+        ([UInt8(0xf9)], 40.0),                 // CELT FB 20 ms, code 1: two frames
+        ([UInt8(0x1b), 0x03], 180.0),          // SILK 60 ms, code 3, three frames: over 120 ms, malformed
+        ([UInt8(0x03)], -1),                   // code 3 without its count byte
+        ([], -1),
+    ]))
+    func packetDuration(packet: [UInt8], milliseconds: Double) {
+        let duration = OpusPacket.duration(of: packet)
+        if milliseconds < 0 || milliseconds > 120 {
+            #expect(duration == nil)
+        } else {
+            #expect(duration == .microseconds(Int(milliseconds * 1000)))
+        }
+    }
+
+    /// Runs 0.5 s of a live tone in `packetTime` ms Opus packets (with FEC) through `decoder` and
+    /// returns the pipeline's latency and how many LATENCY messages the decoder posted.
+    private func latency(packetTime: Int, decoder makeDecoder: () throws -> (Element, AnyObject?)) throws -> (minimum: ClockTime, isLive: Bool, posted: Int) {
+        try GStreamer.initialize()
+        let pipeline = try Pipeline.parse("audiotestsrc is-live=true num-buffers=50 samplesperbuffer=480 ! audio/x-raw,rate=48000,channels=1 ! "
+                                          + "opusenc frame-size=\(packetTime) inband-fec=true packet-loss-percentage=10 ! rtpopuspay ! rtpopusdepay name=depay")
+        let (decoder, keep) = try makeDecoder()
+        let sink = try ElementFactory.make("fakesink", properties: ["sync": true])
+        try pipeline.add([decoder, sink])
+        try Element.link([try #require(pipeline.element(named: "depay")), decoder, sink])
+        let posted = Atomic<Int>(0)
+        let subscription = pipeline.bus.subscribe { message in
+            if case .latency = message.view, message.source == decoder.name { posted.add(1, ordering: .relaxed) }
+        }
+        defer { subscription.cancel(); _ = try? pipeline.setState(.null); withExtendedLifetime(keep) {} }
+        let end = try pipeline.bus.waitForMessage(timeout: .seconds(10), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { message in
+            if case .endOfStream = message.view { return true }
+            return false
+        }
+        try #require(end != nil, "0.5 s of audio did not end within 10 s")
+        let answer = try pipeline.latency()
+        return (answer.minimum, answer.isLive, posted.load(ordering: .relaxed))
+    }
+
+    @Test("with FEC on, the decoder adds one packet to the latency, measured from the packets (10 and 20 ms), where opusdec's own answer adds 120 ms")
+    func oneLatePacket() throws {
+        var posted: [Int: Int] = [:]
+        for packetTime in [10, 20] {
+            let ours = try latency(packetTime: packetTime) {
+                let opus = try OpusFECDecoder(name: "fec-decoder")
+                return (opus.element, opus)
+            }
+            let plainFEC = try latency(packetTime: packetTime) { (try ElementFactory.make("opusdec", properties: ["plc": true, "use-inband-fec": true]), nil) }
+            // The same chain decoding without FEC (no packet held): what every other stage adds.
+            let concealOnly = try latency(packetTime: packetTime) { (try ElementFactory.make("opusdec", properties: ["plc": true]), nil) }
+            print("FIGURE \(packetTime) ms packets: pipeline latency with FEC decoded here \(ours.minimum), with opusdec's use-inband-fec \(plainFEC.minimum), "
+                  + "PLC alone \(concealOnly.minimum)")
+            #expect(ours.minimum == concealOnly.minimum + .milliseconds(packetTime))
+            #expect(plainFEC.minimum == concealOnly.minimum + .milliseconds(120))
+            #expect(ours.isLive)
+            posted[packetTime] = ours.posted
+        }
+        // Assumed 20 ms until the first packet: a 10 ms stream says so once more, and the pipeline recalculates.
+        #expect(posted[10] == (posted[20] ?? 0) + 1, "\(posted)")
+    }
+
+    @Test("a stream whose packets change keeps the latency of the longest packet seen: 10, then 20, then 10 ms answers 20 ms")
+    func longestPacketKept() throws {
+        try GStreamer.initialize()
+        // concat plays the three encodings one after the other, into one decoder.
+        let segments = [10, 20, 10].map { size in
+            "audiotestsrc num-buffers=20 samplesperbuffer=480 ! audio/x-raw,rate=48000,channels=1 ! opusenc frame-size=\(size) ! c. "
+        }.joined()
+        let pipeline = try Pipeline.parse("concat name=c " + segments)
+        let opus = try OpusFECDecoder(name: "fec-decoder")
+        let sink = try ElementFactory.make("fakesink", properties: ["sync": false])
+        try pipeline.add([opus.element, sink])
+        try Element.link([try #require(pipeline.element(named: "c")), opus.element, sink])
+        let seen = Mutex<[ClockTime]>([])
+        let watch = try opus.element.staticPad("sink").addProbe(.buffer) { _ in
+            seen.withLock { $0.append(opus.latency) }
+            return .ok
+        }
+        defer { watch?.remove(); _ = try? pipeline.setState(.null) }
+        let end = try pipeline.bus.waitForMessage(timeout: .seconds(10), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { message in
+            switch message.view {
+            case .endOfStream, .error: return true
+            default: return false
+            }
+        }
+        try #require(end != nil)
+        if case .error(let error, _)? = end?.view { Issue.record("the pipeline failed: \(error.message)") }
+        let latencies = seen.withLock { $0 }
+        // The decoder's own probe runs first: each entry is the latency once that packet was measured.
+        #expect(latencies.first == .milliseconds(10))
+        let firstLong = try #require(latencies.firstIndex(of: .milliseconds(20)))
+        #expect(latencies[firstLong...].allSatisfy { $0 == .milliseconds(20) }, "\(latencies)")
+        #expect(latencies.count >= 50)   // 200 ms in each encoding: 20 + 10 + 20 packets
+        #expect(opus.latency == .milliseconds(20))
+        let upstream = try #require(try opus.element.staticPad("sink").peerLatency())
+        #expect(try opus.element.latency().minimum == upstream.minimum + .milliseconds(20))
+    }
+
+    /// Int16 samples of `wanted` placed by their buffers' timestamps (48 kHz mono).
+    private final class Recording: Sendable {
+        private let samples = Mutex<[Int: Int16]>([:])
+        func record(_ sample: Sample) {
+            guard let buffer = sample.buffer, let pts = buffer.pts else { return }
+            let first = Int((Double(pts.nanoseconds) * 48_000 / 1e9).rounded())
+            let values = buffer.int16Samples()
+            samples.withLock { for (offset, value) in values.enumerated() { $0[first + offset] = value } }
+        }
+        func value(at index: Int) -> Double { samples.withLock { Double($0[index] ?? 0) } }
+    }
+
+    @Test("with every 10th packet of speech lost, the FEC decoder rebuilds the lost packets far closer to the lossless decode than concealment alone")
+    func lostSpeechRebuilt() throws {
+        try GStreamer.initialize()
+        let speech = Self.samples.appendingPathComponent("student-mic.ogg").path
+        // Real-time pacing (clocksync), so the jitter buffers declare losses as on a network.
+        let pipeline = try Pipeline.parse("""
+            filesrc location=\(speech) ! oggdemux ! opusdec ! audioconvert ! audioresample ! audio/x-raw,rate=48000,channels=1 ! clocksync ! \
+            opusenc frame-size=20 audio-type=voice inband-fec=true packet-loss-percentage=10 ! rtpopuspay ! tee name=t \
+            t. ! queue ! rtpopusdepay ! opusdec ! appsink name=lossless \
+            t. ! queue ! identity name=lossy-plc ! rtpjitterbuffer do-lost=true latency=60 ! rtpopusdepay ! opusdec plc=true ! appsink name=concealed \
+            t. ! queue ! identity name=lossy-fec ! rtpjitterbuffer do-lost=true latency=60 ! rtpopusdepay name=depay
+            """)
+        let opus = try OpusFECDecoder(name: "fec-decoder")
+        let rebuiltSink = try AppSink.make(name: "rebuilt")
+        try pipeline.add([opus.element, rebuiltSink])
+        try Element.link([try #require(pipeline.element(named: "depay")), opus.element, rebuiltSink])
+        let format = try Caps("audio/x-raw,format=S16LE,rate=48000,channels=1")
+        var recordings: [Recording] = []
+        var tokens: [AnyObject] = [opus]
+        for name in ["lossless", "concealed", "rebuilt"] {
+            let sink = try pipeline.element(named: name, as: AppSink.self)
+            try sink.configure(caps: format, maxBuffers: 0, drop: false, sync: false)
+            let recording = Recording()
+            recordings.append(recording)
+            tokens.append(try sink.onNewSample { recording.record($0) })
+        }
+        // The same packets lost on both lossy branches: every 10th, counted per branch.
+        let lost = Mutex<Set<UInt64>>([])
+        for name in ["lossy-plc", "lossy-fec"] {
+            let count = Atomic<Int>(0)
+            let probe = try #require(pipeline.element(named: name)).staticPad("sink").addProbe(.buffer) { info in
+                guard count.add(1, ordering: .relaxed).newValue % 10 == 0 else { return .ok }
+                if let pts = info.buffer?.pts { lost.withLock { _ = $0.insert(pts.nanoseconds) } }
+                return .drop
+            }
+            tokens.append(try #require(probe))
+        }
+        defer { _ = try? pipeline.setState(.null); withExtendedLifetime(tokens) {} }
+        let end = try pipeline.bus.waitForMessage(timeout: .seconds(20), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { message in
+            switch message.view {
+            case .endOfStream, .error: return true
+            default: return false
+            }
+        }
+        if case .error(let error, _)? = end?.view { Issue.record("the pipeline failed: \(error.message)") }
+        try #require(end != nil, "6 s of speech did not end within 20 s")
+        try pipeline.setState(.null)
+
+        // Each lost packet's 20 ms against the same 20 ms decoded without loss (sample-aligned by timestamp).
+        let packets = lost.withLock { $0.sorted() }
+        func snr(_ recording: Recording) -> Double {
+            var (energy, noise) = (0.0, 0.0)
+            for pts in packets {
+                let first = Int((Double(pts) * 48_000 / 1e9).rounded())
+                for index in first..<(first + 960) {
+                    let reference = recordings[0].value(at: index), error = recording.value(at: index) - reference
+                    energy += reference * reference
+                    noise += error * error
+                }
+            }
+            return 10 * log10(max(energy, 1) / max(noise, 1))
+        }
+        let (concealed, rebuilt) = (snr(recordings[1]), snr(recordings[2]))
+        print("FIGURE \(packets.count) of about 300 packets of speech lost: rebuilt from FEC at \(String(format: "%.1f", rebuilt)) dB SNR, "
+              + "concealed (PLC) at \(String(format: "%.1f", concealed)) dB, against the lossless decode")
+        #expect(packets.count >= 25)
+        #expect(rebuilt > 10)
+        #expect(rebuilt > concealed + 6)
+    }
+}
