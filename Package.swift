@@ -134,6 +134,11 @@ let package = Package(
             name: "SystemdTests",
             dependencies: ["Systemd"]
         ),
+        // Moves a stream pacat plays on the private PulseAudio server (scripts/with-pulseaudio.sh).
+        .testTarget(
+            name: "PulseAudioTests",
+            dependencies: ["PulseAudio"]
+        ),
         // Exports objects on a private dbus-daemon and calls them with gdbus.
         .testTarget(
             name: "DBusTests",

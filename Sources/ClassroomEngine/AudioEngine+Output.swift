@@ -81,7 +81,7 @@ extension AudioEngine {
     /// 245, 166, 126 then 76 ms behind the clock at a 70 ms latency): past the held stage it takes
     /// buffers in real time, and inputs (200 ms queues) drop nothing.
     static let paceTolerance = ClockTime.milliseconds(100)
-    /// How long the output must keep pace: the output buffer (50-200 ms, or up to 500 ms fixed) fills before a held stream blocks.
+    /// How long the output must keep pace: the output buffer (30-200 ms, or up to 500 ms fixed) fills before a held stream blocks.
     static let paceHold = Duration.milliseconds(600)
 
     /// The sound-server device the output stream is on now (pulsesink `current-device`); nil

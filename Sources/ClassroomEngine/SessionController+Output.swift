@@ -32,7 +32,7 @@ extension SessionController {
     /// restart), as long as the route still wants `device`; gives up after 5 s or when the output is lost.
     func move(to device: String?, attempt: Int) {
         guard !engine.link.isLost, session.resolvedState.route.output?.deviceID == device else { return }
-        // Asked and moved under the link's lock in one step (WORKAROUNDS §1): notRunning is a stream not up yet.
+        // notRunning: the stream is not up yet (connecting), or was just killed; try again shortly.
         do {
             try engine.retargetOutput(device: device)
         } catch .notRunning {
