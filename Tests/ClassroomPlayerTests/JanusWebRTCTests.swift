@@ -121,7 +121,11 @@ struct JanusWebRTCTests {
         print("FIGURE WebRTC ICE failure: B lost the room at \(lost.first?["t"] ?? "-") s (\(lost.first?["message"] ?? "-")); states \(states); connected at \(String(format: "%.2f", connectedAt)) s, then hears A \(String(format: "%.1f", heard)) dBFS")
         #expect(failed, "both kiosks lose the room when ICE fails: \(Fixtures.events(eventsB, named: "room-connection"))")
         #expect((lost.first?["message"] as? String)?.contains("the WebRTC connection failed") == true, "\(lost)")
-        #expect(states.contains("failed") && rejoined, "\(states)")
+        // Once in a fresh-clone CI run A never came back within 15 s while B did (10.3 s); 7 runs alone passed:
+        // what A said is kept for the cause.
+        let statesA = Fixtures.events(eventsA, named: "room-connection").map { "\($0["t"] ?? "-") \($0["state"] ?? "-")" }
+        let lostA = Fixtures.events(eventsA, named: "room-lost").map { "\($0["t"] ?? "-") \($0["message"] ?? "-")" }
+        #expect(states.contains("failed") && rejoined, "B: \(states); A: \(statesA), lost \(lostA); A's stderr: \(a.stderr)")
         #expect(statusB == 0, "stderr: \(b.stderr)")
         #expect(heard > -50, "B hears A after the rejoin: \(heard) dBFS")
     }
