@@ -179,6 +179,8 @@ public final class AudioEngine: Sendable {
     /// back in NULL and the error names the bus's reason.
     private func goPlaying(reporting firstError: FirstFailure<(GLibError, String?)>) throws(EngineError) {
         do {
+            // The mixer gets its base time before the clock (WORKAROUNDS §29).
+            pipeline.startRunningTimeNow()
             // Waits (bounded) until it really plays: tearing a pipeline down while it is still on
             // its way up, with inputs already pushing, deadlocked once in a full parallel test run.
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))

@@ -202,6 +202,8 @@ public final class UplinkSender: Sendable {
         }
         subscription.withLock { $0 = token }
         do {
+            // The live mixer gets its base time before the clock (WORKAROUNDS §29).
+            pipeline.startRunningTimeNow()
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))
         } catch {
             let reason = firstError.wait(upTo: .milliseconds(500))

@@ -74,6 +74,22 @@ public final class Pipeline: Bin {
         Clock(adopting: UnsafeMutableRawPointer(gst_pipeline_get_pipeline_clock(gstPipeline)).assumingMemoryBound(to: GstObject.self))
     }
 
+    /// Starts the running time at the pipeline clock's time now and keeps it running, unpaused,
+    /// through every later state change: the pipeline no longer picks a base time on its way to
+    /// PLAYING (start time NONE), so each element is given this one with its next state change,
+    /// before the clock reaches it. Call it before each start from NULL or READY.
+    ///
+    /// Left to itself, a pipeline hands its children the clock before their new base time
+    /// (gstpipeline.c, PAUSED→PLAYING, 1.22 and main): a live aggregator woken in between (the
+    /// latency query wakes it) times its output against base time 0, finds every buffer late and
+    /// sends it at once; measured, up to 2.4 s of silence in a burst, after which everything pushed
+    /// at the running time lay behind the mixer's output and was dropped (WORKAROUNDS §29).
+    public func startRunningTimeNow() {
+        let now = pipelineClock.time
+        gst_element_set_start_time(gstElement, ClockTime.none)
+        gst_element_set_base_time(gstElement, now.gst)
+    }
+
     /// A fixed latency instead of the one computed from the elements; nil goes back to computed (wraps `gst_pipeline_set_latency`).
     public var configuredLatency: ClockTime? {
         get { ClockTime(raw: gst_pipeline_get_latency(gstPipeline)) }
