@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 MODE, PORT = sys.argv[1], int(sys.argv[2])
 SESSION, HANDLE, OUR_ID = 1001, 2002, 3003
 lock = threading.Lock()
-state = {"posts": 0, "polls": 0, "join": None}
+state = {"posts": 0, "polls": 0, "join": None, "joined_sent": False}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -52,7 +52,9 @@ class Handler(BaseHTTPRequestHandler):
             state["posts"] += 1
             posts = state["posts"]
         transaction = request.get("transaction")
-        if MODE == "hang-after-join" and state["polls"] > 1:
+        # Held from the moment `joined` went out, not from the next poll: a kiosk told to stop as
+        # soon as it reports the room joined may leave before it polls again.
+        if MODE == "hang-after-join" and state["joined_sent"]:
             self.note(f"POST {self.path} held")
             time.sleep(60)
             return
@@ -115,6 +117,8 @@ class Handler(BaseHTTPRequestHandler):
             self.reply([])
             return
         transaction = "someone-elses-transaction" if MODE == "foreign-joined" else join
+        with lock:
+            state["joined_sent"] = True
         self.reply([{"janus": "event", "session_id": SESSION, "sender": HANDLE, "transaction": transaction,
                      "plugindata": {"plugin": "janus.plugin.audiobridge",
                                     "data": {"audiobridge": "joined", "room": 1234, "id": OUR_ID, "participants": [],
