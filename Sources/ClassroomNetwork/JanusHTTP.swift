@@ -29,8 +29,9 @@ enum JanusHTTP {
     private static let maxHeaderBytes = 16 << 10
 
     /// `method` `path` (with its query) on `host`:`port`, with a JSON `body`, within `timeout`;
-    /// over TLS with `trust` (HTTPS), never without verifying the server.
-    static func exchange(host: String, port: Int, trust: TLSSession.Trust? = nil, method: String, path: String, body: Data?, timeout: TimeInterval) -> Outcome {
+    /// over TLS with `trust` (HTTPS), never without verifying the server. `cancellation` ends it early.
+    static func exchange(host: String, port: Int, trust: TLSSession.Trust? = nil, method: String, path: String, body: Data?, timeout: TimeInterval,
+                         cancellation: HTTPCancellation? = nil) -> Outcome {
         let deadline = Date().addingTimeInterval(timeout)
         var socket: TCPConnection
         do {
@@ -50,7 +51,14 @@ enum JanusHTTP {
                 }
             }
         }
-        defer { socket.close() }
+        guard cancellation?.attach(socket.shutDown) ?? true else {
+            socket.close()
+            return .failed("cancelled")
+        }
+        defer {
+            cancellation?.detach()
+            socket.close()
+        }
         let authority = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(authority)\r\nAccept: application/json\r\nConnection: close\r\n"
         if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }

@@ -181,14 +181,14 @@ struct JanusProtocol: Sendable {
 
     /// `GET /janus/SESSION?maxev=N`: waits (Janus holds it up to 30 s) for up to N events. It also
     /// keeps the session alive.
-    /// `timeout` bounds a poll that the server holds longer than it should.
-    func poll(session: UInt64, maxEvents: Int = 10, timeout: TimeInterval = 40) throws(Failure) -> [Event] {
+    /// `timeout` bounds a poll that the server holds longer than it should; `cancellation` ends it early.
+    func poll(session: UInt64, maxEvents: Int = 10, timeout: TimeInterval = 40, cancellation: HTTPCancellation? = nil) throws(Failure) -> [Event] {
         // A GET has no body: the credentials go in the query (never in a message: those name the path only).
         let credentials = [("token", token), ("apisecret", apiSecret)].compactMap { name, value in
             value.map { "&\(name)=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
         }.joined()
         guard let pollURL = URL(string: url.appendingPathComponent("\(session)").absoluteString + "?maxev=\(maxEvents)" + credentials) else { return [] }
-        let value = try request(pollURL, body: nil, timeout: max(timeout, 0.1))
+        let value = try request(pollURL, body: nil, timeout: max(timeout, 0.1), cancellation: cancellation)
         let items = (value as? [Any]) ?? [value]
         return try items.map { item throws(Failure) in
             guard let event = item as? [String: Any] else { throw .notJanus("an event that is not a JSON object") }
@@ -262,11 +262,12 @@ struct JanusProtocol: Sendable {
     }
 
     /// One HTTP exchange (`JanusHTTP`: bounded, no redirects), decoded as JSON.
-    private func request(_ target: URL, body: [String: Any]?, timeout: TimeInterval) throws(Failure) -> Any {
+    private func request(_ target: URL, body: [String: Any]?, timeout: TimeInterval, cancellation: HTTPCancellation? = nil) throws(Failure) -> Any {
         let host = (target.host ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let path = target.path + (target.query.map { "?\($0)" } ?? "")
         let data = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) }
-        switch JanusHTTP.exchange(host: host, port: target.port ?? (trust == nil ? 80 : 443), trust: trust, method: body == nil ? "GET" : "POST", path: path, body: data, timeout: timeout) {
+        switch JanusHTTP.exchange(host: host, port: target.port ?? (trust == nil ? 80 : 443), trust: trust, method: body == nil ? "GET" : "POST", path: path, body: data, timeout: timeout,
+                                   cancellation: cancellation) {
         case .failed(let why):
             throw .unreachable(why)
         case .untrusted(let why):

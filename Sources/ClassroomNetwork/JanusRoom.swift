@@ -44,6 +44,8 @@ public final class JanusRoom: Sendable {
         /// What the joined session was last told (at `join` or by `configure`); read only while joined.
         var serverMuted = true
         var stopping = false
+        /// Cuts the joined session's long poll: a lost or left session's poll is not waited out.
+        var poll: HTTPCancellation?
         var attempt = 0
         var handler: (@Sendable (Event) -> Void)?
     }
@@ -146,12 +148,13 @@ public final class JanusRoom: Sendable {
     /// Leaves the room and destroys the session (waiting at most a second for a server that is gone
     /// or hangs), then stops sending and receiving and takes the room's input out of the mix.
     public func leave() {
-        let (session, handle, sender, connection, handler, wasStopping) = state.withLock { state in
-            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil }
-            return (state.session, state.handle, state.sender, state.connection, state.handler, state.stopping)
+        let (session, handle, sender, connection, handler, poll, wasStopping) = state.withLock { state in
+            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil; state.poll = nil }
+            return (state.session, state.handle, state.sender, state.connection, state.handler, state.poll, state.stopping)
         }
         guard !wasStopping else { return }
         wake.signal()
+        poll?.cancel()
         if let session { api.farewell(session: session, handle: handle, within: 1) }
         sender?.stop()
         connection?.stop()
@@ -177,7 +180,14 @@ public final class JanusRoom: Sendable {
             lost(session: nil, because: "the server \(address.host):\(address.port) cannot be joined now: \(error)")
         }
         while !state.withLock({ $0.stopping }) {
-            guard let session = state.withLock({ $0.session }) else {
+            // The session and its poll's cancellation in one step: a loss after this cuts this very poll.
+            let polling = state.withLock { state -> (UInt64, HTTPCancellation)? in
+                guard let session = state.session else { return nil }
+                let cancellation = HTTPCancellation()
+                state.poll = cancellation
+                return (session, cancellation)
+            }
+            guard let (session, cancellation) = polling else {
                 let attempt = state.withLock { state -> Int in defer { state.attempt += 1 }; return state.attempt }
                 let wait = JanusRoom.backoff[min(attempt, JanusRoom.backoff.count - 1)]
                 _ = wake.wait(timeout: .now() + .milliseconds(Int(wait.components.seconds * 1_000)))
@@ -191,7 +201,7 @@ public final class JanusRoom: Sendable {
                 continue
             }
             do {
-                for event in try api.poll(session: session) { apply(event, session: session) }
+                for event in try api.poll(session: session, cancellation: cancellation) { apply(event, session: session) }
             } catch {
                 guard !state.withLock({ $0.stopping }) else { return }
                 lost(session: session, because: "\(error)")
@@ -230,12 +240,15 @@ public final class JanusRoom: Sendable {
     /// session (told goodbye, in case the server still holds it), say so; `run` rejoins. With a
     /// `session`, only while that session is still the joined one: one loss is said once.
     func lost(session: UInt64?, because reason: String) {
-        let lost = state.withLock { state -> (UInt64?, UInt64?, UplinkSender?, RoomPeerConnection?, (@Sendable (Event) -> Void)?, Int)? in
+        let lost = state.withLock { state -> (UInt64?, UInt64?, UplinkSender?, RoomPeerConnection?, (@Sendable (Event) -> Void)?, HTTPCancellation?, Int)? in
             guard session == nil || state.session == session, !state.stopping else { return nil }
-            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil; state.participants = [:] }
-            return (state.session, state.handle, state.sender, state.connection, state.handler, state.attempt)
+            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil; state.participants = [:]; state.poll = nil }
+            return (state.session, state.handle, state.sender, state.connection, state.handler, state.poll, state.attempt)
         }
-        guard let (oldSession, handle, sender, connection, handler, attempt) = lost else { return }
+        guard let (oldSession, handle, sender, connection, handler, poll, attempt) = lost else { return }
+        // The room's thread may be in this session's long poll, which Janus answers only after 30 s
+        // once the farewell destroyed the session: cut, so the rejoin does not wait for it.
+        poll?.cancel()
         sender?.stop()
         connection?.stop()
         if let oldSession { requests.async { [api] in api.farewell(session: oldSession, handle: handle, within: 1) } }

@@ -96,6 +96,12 @@ struct TCPConnection {
         }
     }
 
+    /// What shuts this connection down from another thread, ending its waits at once; to be called
+    /// only while it is open (`HTTPCancellation` detaches it before `close()`).
+    var shutDown: @Sendable () -> Void {
+        { [descriptor] in _ = Glibc.shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
     func close() {
         tls?.close()
         Glibc.close(descriptor)

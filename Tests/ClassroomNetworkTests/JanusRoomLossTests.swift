@@ -1,0 +1,62 @@
+import ClassroomEngine
+import Foundation
+import GStreamer
+import Logging
+import Synchronization
+import Testing
+@testable import ClassroomNetwork
+
+/// A room lost from outside its long poll (a WebRTC connection that failed) rejoins after its
+/// backoff, against `scripts/misbehaving-janus.py hang-after-join`, whose polls are held 60 s once
+/// it said `joined` — as Janus holds a destroyed session's poll until its 30 s are up.
+@Suite("A lost room does not wait out its session's long poll")
+struct JanusRoomLossTests {
+    private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/misbehaving-janus.py")
+
+    @Test("lost while its poll is held: the next session is created after the 1 s backoff, not when the poll ends")
+    func lossCutsThePoll() async throws {
+        try GStreamer.initialize()
+        let port = try LocalPort.free(.tcp)
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("janus-loss-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let janus = Process()
+        janus.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        janus.arguments = [Self.script.path, "hang-after-join", "\(port)"]
+        janus.standardOutput = try FileHandle(forWritingTo: log)
+        janus.standardError = janus.standardOutput
+        try janus.run()
+        defer { kill(janus.processIdentifier, SIGKILL); janus.waitUntilExit() }
+        let seen = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        #expect(await Self.waitUntil(.seconds(10)) { seen().contains("listening") }, "the fake Janus did not start: \(seen())")
+
+        let logger = Logger(label: "janus-room-loss-test")
+        let engine = try AudioEngine(output: .discard, logger: logger)
+        try engine.start()
+        defer { engine.stop() }
+        let room = try JanusRoom(address: try JanusRoomAddress(uri: "janus://127.0.0.1:\(port)/1234?display=kiosk"), engine: engine,
+                                 localAddress: "127.0.0.1", logger: logger)
+        let joined = Mutex(0)
+        try room.join(muted: true) { event in if case .joined = event { joined.withLock { $0 += 1 } } }
+        defer { room.leave() }
+        #expect(await Self.waitUntil(.seconds(10)) { joined.withLock { $0 } == 1 }, "never joined: \(seen())")
+        // The poll after `joined` is the one held.
+        #expect(await Self.waitUntil(.seconds(5)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
+
+        let lostAt = ContinuousClock.now
+        room.lost(session: 1001, because: "the test lost it")
+        let rejoining = await Self.waitUntil(.seconds(6)) { seen().components(separatedBy: "POST /janus create").count > 2 }
+        print("FIGURE room lost with its poll held: next session asked for after \(ContinuousClock.now - lostAt)")
+        #expect(rejoining, "no new session within 6 s of the loss: \(seen())")
+    }
+
+    private static func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+}
