@@ -72,7 +72,11 @@ step() {
   lane_make "$lane" "$@" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
   local count
-  count=$(grep -aE '(✔|✘) Test run with' "$log" | tail -1 | sed -E 's/^.*(Test run)/\1/' | cut -c1-90)
+  # The pass's own run (the first), not a retry's: a retried test is named after it.
+  count=$(grep -aE '(✔|✘) Test run with' "$log" | head -1 | sed -E 's/^.*(Test run)/\1/' | cut -c1-90)
+  local retried
+  retried=$(grep -acE '^RETRIED: ' "$log")
+  [[ $retried -gt 0 ]] && count="$count; retried alone and passed: $(grep -aE '^RETRIED: ' "$log" | sed -E 's/^RETRIED: ([^ ]+) .*/\1/' | sed -E 's/^[^.]*\.//' | paste -sd, -)"
   [[ -z $count ]] && count=$(grep -aE '^setup:|Build complete|error:' "$log" | tail -1 | cut -c1-90)
   local leaks
   leaks=$(grep -aE '^check-leaks: [0-9]+ ' "$log" | tail -1 | sed -E 's/^check-leaks: ([0-9]+) .*/\1/')
