@@ -109,6 +109,11 @@ make_root() {
   local root=$1 staging=$1.partial
   rm -rf "$staging"
   echo "debian13: making $root (debootstrap trixie from $mirror, then the packages; about 3 minutes)" >&2
+  # A fresh Debian 12 machine has no debootstrap: installed here, as setup.sh installs what a lane needs.
+  if ! command -v debootstrap > /dev/null; then
+    apt-get install -y --no-install-recommends debootstrap > "$cache/debootstrap.log" 2>&1 \
+      || die "debootstrap is not installed and apt-get could not install it (log: $cache/debootstrap.log); install it with: apt-get install debootstrap"
+  fi
   debootstrap --variant=minbase trixie "$staging" "$mirror" > "$cache/debootstrap.log" 2>&1 \
     || die "debootstrap failed (log: $cache/debootstrap.log; is $mirror reachable?)."
   # No services start while packages install (dbus, pipewire and the like).

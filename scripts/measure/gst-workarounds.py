@@ -249,7 +249,51 @@ def e22():
     print("§22 audiotestsrc is-live ! opusenc ! opusdec: " + "; ".join(out))
 
 
-EXPERIMENTS = {"§8": e8, "§9": e9, "§10": e10, "§15": e15, "§18": e18, "§20": e20, "§22": e22}
+def e29(starts=100):
+    """A force-live audiomixer with chains after it, started as the pipeline chooses its base time and
+    with the base time fixed first: in how many starts does a buffer leave before its deadline?"""
+    chains = {
+        "engine": "audiomixer name=m force-live=true latency=40000000 output-buffer-duration=10000000 ! "
+                  "capsfilter caps=audio/x-raw,format=S16LE,rate=48000,channels=2 ! volume ! level ! fakesink sync=false async=false",
+        "uplink": f"appsrc is-live=true format=time caps={CAPS} ! audiomixer name=m force-live=true latency=20000000 "
+                  "output-buffer-duration=10000000 ! audioconvert ! opusenc ! rtpopuspay ! fakesink",
+    }
+    out = []
+    for chain, description in chains.items():
+        for fixed in (False, True):
+            bad, worst = 0, 0
+            for _ in range(starts):
+                pipe = Gst.parse_launch(description)
+                clock = Gst.SystemClock.obtain()
+                pipe.use_clock(clock)
+                mixer = pipe.get_by_name("m")
+                latency = mixer.get_property("latency")
+                early = []
+
+                def probe(pad, info, pipe=pipe, latency=latency, early=early):
+                    buffer = info.get_buffer()
+                    if pipe.get_clock() is not None:
+                        now = pipe.get_clock().get_time() - pipe.get_base_time()
+                        deadline = buffer.pts + buffer.duration + latency
+                        if now + 2 * MS < deadline:  # 2 ms for the clock wait's granularity
+                            early.append(deadline - now)
+                    return Gst.PadProbeReturn.OK
+
+                mixer.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, probe)
+                if fixed:
+                    pipe.set_start_time(Gst.CLOCK_TIME_NONE)
+                    pipe.set_base_time(clock.get_time())
+                pipe.set_state(Gst.State.PLAYING)
+                time.sleep(0.15)
+                pipe.set_state(Gst.State.NULL)
+                if early:
+                    bad += 1
+                    worst = max(worst, max(early))
+            out.append(f"{chain} {'base time first' if fixed else 'pipeline base time'}: {bad}/{starts} starts early (most {worst / MS:.1f} ms)")
+    print("§29 force-live audiomixer's first buffers before their deadline: " + "; ".join(out))
+
+
+EXPERIMENTS = {"§8": e8, "§9": e9, "§10": e10, "§15": e15, "§18": e18, "§20": e20, "§22": e22, "§29": e29}
 
 if __name__ == "__main__":
     print(f"GStreamer {Gst.version_string()}")
