@@ -38,8 +38,12 @@ struct PulseRouteTests {
         return heard.isEmpty ? -.infinity : heard[heard.count / 2]
     }
 
-    private func waitFor(_ what: String, timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
-        if await !ClassroomEngineTests.waitFor(timeout: timeout, condition) { throw EngineTestFailure("timed out waiting for \(what)") }
+    /// Waits for `condition`; on a timeout the failure names `what` and, when given, what `state` says then.
+    private func waitFor(_ what: String, timeout: Duration = .seconds(5), state: () -> String = { "" }, _ condition: () -> Bool) async throws {
+        if await !ClassroomEngineTests.waitFor(timeout: timeout, condition) {
+            let now = state()
+            throw EngineTestFailure("timed out waiting for \(what)\(now.isEmpty ? "" : " (\(now))")")
+        }
     }
 
     @Test("a headset plugged in takes the output, unplugging it returns to the speaker and pauses the lesson, an override to speaker holds — without restarting the pipeline")
@@ -74,8 +78,12 @@ struct PulseRouteTests {
 
         let again = try Self.plugHeadset(headset)
         defer { _ = try? Self.pactl("unload-module", again) }
-        try await waitFor("the headset route again") {
-            controller.session.currentRoute.output?.deviceID == headset && controller.engine.currentOutputDevice == headset
+        // Two waits, as for the first plug: CI once timed out here on PipeWire (passed alone) with no word of which half.
+        try await waitFor("the headset route again", state: { "the route is on \(controller.session.currentRoute.output?.deviceID ?? "nothing")" }) {
+            controller.session.currentRoute.output?.deviceID == headset
+        }
+        try await waitFor("the stream on the headset again", state: { "the stream is on \(controller.engine.currentOutputDevice ?? "nothing")" }) {
+            controller.engine.currentOutputDevice == headset
         }
         try controller.session.overrideOutputPort(.speaker)
         try await waitFor("the override to the speaker") { controller.engine.currentOutputDevice == "speaker" }
