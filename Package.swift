@@ -137,7 +137,7 @@ let package = Package(
         // Moves a stream pacat plays on the private PulseAudio server (scripts/with-pulseaudio.sh).
         .testTarget(
             name: "PulseAudioTests",
-            dependencies: ["PulseAudio"]
+            dependencies: ["PulseAudio", "ClassroomMeasurement"]
         ),
         // Exports objects on a private dbus-daemon and calls them with gdbus.
         .testTarget(
@@ -150,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ClassroomNetworkTests",
-            dependencies: ["ClassroomNetwork", "ClassroomEngine", "GStreamer"]
+            dependencies: ["ClassroomNetwork", "ClassroomEngine", "GStreamer", "ClassroomMeasurement"]
         ),
         // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests);
         // takes from the network only what a test's servers share with it (LocalPort), and the room rig (RoomRig).

@@ -31,10 +31,5 @@ enum EngineSupport {
 /// Waits, at most `timeout`, for state that changes on another queue (the controller's, a device
 /// monitor's) and has no message of its own to wait for; returns whether it came true.
 func waitFor(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
+    await Poll.until(within: timeout, every: .milliseconds(10), condition)
 }

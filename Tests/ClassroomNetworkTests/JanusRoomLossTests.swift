@@ -1,4 +1,5 @@
 import ClassroomEngine
+import ClassroomMeasurement
 import Foundation
 import GStreamer
 import Logging
@@ -19,17 +20,11 @@ struct JanusRoomLossTests {
         try GStreamer.initialize()
         let port = try LocalPort.free(.tcp)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("janus-loss-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
-        let janus = Process()
-        janus.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        janus.arguments = [Self.script.path, "hang-after-join", "\(port)"]
-        janus.standardOutput = try FileHandle(forWritingTo: log)
-        janus.standardError = janus.standardOutput
-        try janus.run()
-        defer { kill(janus.processIdentifier, SIGKILL); janus.waitUntilExit() }
+        let janus = try SpawnedProcess.start("/usr/bin/python3", [Self.script.path, "hang-after-join", "\(port)"], output: log.path)
+        defer { kill(janus, SIGKILL); waitpid(janus, nil, 0) }
         let seen = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        #expect(await Self.waitUntil(.seconds(10)) { seen().contains("listening") }, "the fake Janus did not start: \(seen())")
+        #expect(await Poll.until(within: .seconds(10)) { seen().contains("listening") }, "the fake Janus did not start: \(seen())")
 
         let logger = Logger(label: "janus-room-loss-test")
         let engine = try AudioEngine(output: .discard, logger: logger)
@@ -40,23 +35,14 @@ struct JanusRoomLossTests {
         let joined = Mutex(0)
         try room.join(muted: true) { event in if case .joined = event { joined.withLock { $0 += 1 } } }
         defer { room.leave() }
-        #expect(await Self.waitUntil(.seconds(10)) { joined.withLock { $0 } == 1 }, "never joined: \(seen())")
+        #expect(await Poll.until(within: .seconds(10)) { joined.withLock { $0 } == 1 }, "never joined: \(seen())")
         // The poll after `joined` is the one held.
-        #expect(await Self.waitUntil(.seconds(5)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
+        #expect(await Poll.until(within: .seconds(5)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
 
         let lostAt = ContinuousClock.now
         room.lost(session: 1001, because: "the test lost it")
-        let rejoining = await Self.waitUntil(.seconds(6)) { seen().components(separatedBy: "POST /janus create").count > 2 }
+        let rejoining = await Poll.until(within: .seconds(6)) { seen().components(separatedBy: "POST /janus create").count > 2 }
         print("FIGURE room lost with its poll held: next session asked for after \(ContinuousClock.now - lostAt)")
         #expect(rejoining, "no new session within 6 s of the loss: \(seen())")
-    }
-
-    private static func waitUntil(_ timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return condition()
     }
 }

@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 import Testing
 
@@ -78,10 +79,5 @@ enum PlayerTestError: Error {
 /// Waits, at most `timeout`, for a condition another process makes true (a file appears, a
 /// line is written); returns whether it came true.
 func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return condition()
+    await Poll.until(within: timeout, condition)
 }

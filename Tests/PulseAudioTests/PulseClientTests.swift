@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Foundation
 import PulseAudio
 import Testing
@@ -14,8 +15,8 @@ struct PulseClientTests {
     func movesTaggedStream() async throws {
         let tag = "tests-\(UInt32.random(in: 0...UInt32.max))"
         let other = "other_\(tag)"
-        let module = try Self.pactl("load-module", "module-null-sink", "sink_name=\(other)")
-        defer { _ = try? Self.pactl("unload-module", module) }
+        let module = try PulseAudioControl.loadNullSink(other)
+        defer { PulseAudioControl.unload(module) }
         let player = try Self.play(tag: tag, on: "speaker")
         defer { Self.stop(player) }
         try await Self.waitFor("the tagged stream") { Self.sink(playing: tag) == "speaker" }
@@ -23,7 +24,7 @@ struct PulseClientTests {
         try client.movePlaybackStream(where: Self.key, is: tag, to: other, within: .seconds(2))
         #expect(Self.sink(playing: tag) == other)
         try client.movePlaybackStream(where: Self.key, is: tag, to: nil, within: .seconds(2))
-        #expect(Self.sink(playing: tag) == (try Self.pactl("get-default-sink")))
+        #expect(Self.sink(playing: tag) == (try PulseAudioControl.pactl("get-default-sink")))
     }
 
     @Test("a tag no stream carries is streamNotFound; a sink that does not exist is refused with the server's reason")
@@ -64,7 +65,7 @@ struct PulseClientTests {
 
     /// The name of the sink the stream tagged `tag` plays on, from pactl; nil when there is none.
     static func sink(playing tag: String) -> String? {
-        guard let inputs = try? pactl("list", "sink-inputs"), let sinks = try? pactl("list", "short", "sinks") else { return nil }
+        guard let inputs = try? PulseAudioControl.pactl("list", "sink-inputs"), let sinks = try? PulseAudioControl.pactl("list", "short", "sinks") else { return nil }
         for block in inputs.components(separatedBy: "Sink Input #") where block.contains("\(key) = \"\(tag)\"") {
             guard let line = block.split(separator: "\n").first(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("Sink:") }),
                   let index = line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) else { return nil }
@@ -73,28 +74,9 @@ struct PulseClientTests {
         return nil
     }
 
-    /// pactl's output, trimmed; throws on a non-zero exit.
-    @discardableResult
-    static func pactl(_ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PulseClientTestFailure("pactl \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// Polls `condition` every 20 ms for up to 3 s.
     static func waitFor(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(3)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw PulseClientTestFailure("timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        guard await Poll.until(within: .seconds(3), condition) else { throw PulseClientTestFailure("timed out waiting for \(what)") }
     }
 }
 
