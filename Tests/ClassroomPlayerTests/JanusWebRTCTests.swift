@@ -125,14 +125,15 @@ struct JanusWebRTCTests {
         #expect((lost.first?["message"] as? String)?.contains("the WebRTC connection failed") == true, "\(lost)")
         // A kiosk that once never came back (fresh-clone CI) was waiting out its lost session's long poll,
         // which Janus answers 30 s after the destroy (JanusRoomLossTests); both kiosks' timelines are in the FIGURE.
-        let statesA = Fixtures.events(eventsA, named: "room-connection").map { "\($0["t"] ?? "-") \($0["state"] ?? "-")" }
-        let lostA = Fixtures.events(eventsA, named: "room-lost").map { "\($0["t"] ?? "-") \($0["message"] ?? "-")" }
-        let timelineA = (Fixtures.events(eventsA, named: "room-connection") + Fixtures.events(eventsA, named: "room-lost") + Fixtures.events(eventsA, named: "room-joined"))
-            .map { ($0["t"] as? Double ?? 0, "\($0["event"] ?? "-") \($0["state"] ?? "")") }.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }
+        // A kiosk's room events in time order: "9.15 room-connection failed", "9.152 room-lost ", …
+        func roomEvents(_ events: URL) -> [String] {
+            ["room-connection", "room-lost", "room-joined"].flatMap { Fixtures.events(events, named: $0) }
+                .map { ($0["t"] as? Double ?? 0, "\($0["event"] ?? "-") \($0["state"] ?? "")") }.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }
+        }
+        let (timelineA, timelineB) = (roomEvents(eventsA), roomEvents(eventsB))
         print("FIGURE WebRTC ICE failure: B lost the room at \(lost.first?["t"] ?? "-") s (\(lost.first?["message"] ?? "-")); states \(states); connected at \(String(format: "%.2f", connectedAt)) s, then hears A \(String(format: "%.1f", heard)) dBFS; "
-              + "B: \((Fixtures.events(eventsB, named: "room-connection") + Fixtures.events(eventsB, named: "room-joined")).map { ($0["t"] as? Double ?? 0, "\($0["event"] ?? "-") \($0["state"] ?? "")") }.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1)" }); "
-              + "UDP back at \(String(format: "%.1f", unblockedAt)) s of A's run; A: \(timelineA)")
-        #expect(states.contains("failed") && rejoined, "B: \(states); A: \(statesA), lost \(lostA); A's stderr: \(a.stderr)")
+              + "B: \(timelineB); UDP back at \(String(format: "%.1f", unblockedAt)) s of A's run; A: \(timelineA)")
+        #expect(states.contains("failed") && rejoined, "B: \(timelineB); A: \(timelineA); A's stderr: \(a.stderr)")
         #expect(statusB == 0, "stderr: \(b.stderr)")
         #expect(heard > -50, "B hears A after the rejoin: \(heard) dBFS")
     }
