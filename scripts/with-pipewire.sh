@@ -19,6 +19,10 @@ fi
 runtime=$(mktemp -d /tmp/classroom-audio-pipewire.XXXXXX)
 chmod 700 "$runtime"
 export XDG_RUNTIME_DIR="$runtime"
+# WirePlumber's own state (restore-stream: volumes and each role's last sink) and config stay in
+# the run too: left in $HOME they grew with every run (800 lines here) and carried one run's
+# targets into the next.
+export XDG_STATE_HOME="$runtime/state" XDG_CONFIG_HOME="$runtime/config"
 export PULSE_SERVER="unix:$runtime/pulse/native"
 export CLASSROOM_AUDIO_PULSE_START="$here/pipewire-server.sh"
 export CLASSROOM_AUDIO_PULSE_KILL="$here/pipewire-server.sh kill"
