@@ -82,6 +82,8 @@ public final class AudioEngine: Sendable {
     let outputStreamID: String
     /// Moves the output stream: pulsesink 1.22 cannot do it safely (`PulseClient`, WORKAROUNDS §1).
     let soundServer = PulseClient(name: "classroom-audio")
+    /// Moves the server acknowledged and did not carry out, asked again (`retargetOutput`; WORKAROUNDS §30).
+    let movesAskedAgain = Atomic<Int>(0)
     let logger: Logger
     let state = Mutex(State())
     let eventObservers = ObserverRegistry<EngineEvent>()

@@ -49,6 +49,29 @@ public enum PulseAudioControl {
         return nil
     }
 
+    /// Where the server has things now, for a failure message: its default sink and each playback
+    /// stream's application and sink (`pactl list short`, sink ids resolved to names).
+    public static func placement() -> String {
+        guard let sinks = try? pactl("list", "short", "sinks"), let inputs = try? pactl("list", "sink-inputs") else { return "the server does not answer" }
+        var names: [Substring: Substring] = [:]
+        for line in sinks.split(separator: "\n") {
+            let fields = line.split(separator: "\t")
+            if fields.count > 1 { names[fields[0]] = fields[1] }
+        }
+        var streams: [String] = []
+        var sink: Substring?
+        for line in inputs.split(separator: "\n") {
+            let field = line.drop { $0 == " " || $0 == "\t" }
+            if field.hasPrefix("Sink: ") { sink = field.dropFirst(6) }
+            if field.hasPrefix("application.name = "), let id = sink {
+                streams.append("\(field.dropFirst(19)) on \(names[id] ?? id)")
+                sink = nil
+            }
+        }
+        let fallback = (try? pactl("get-default-sink")) ?? "?"
+        return "default sink \(fallback); sinks \(names.values.sorted().joined(separator: ", ")); streams: \(streams.isEmpty ? "none" : streams.joined(separator: "; "))"
+    }
+
     /// True when a server answers.
     public static var isAvailable: Bool { (try? pactl("info")) != nil }
 }

@@ -10,7 +10,8 @@ import GStreamer
 enum EngineSupport {
     static let logger: Logger = {
         var logger = Logger(label: "engine-test")
-        logger.logLevel = .warning
+        // CLASSROOM_AUDIO_TEST_LOG=info (or debug) shows the engine's moves and retries when chasing a failure.
+        logger.logLevel = ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
         return logger
     }()
 

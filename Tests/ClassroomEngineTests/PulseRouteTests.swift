@@ -57,8 +57,8 @@ struct PulseRouteTests {
         #expect(controller.engine.pipeline.currentState(waitingUpTo: .seconds(5)).current == .playing)
 
         let module = try Self.plugHeadset(headset)
-        try await waitFor("the headset route") { controller.session.currentRoute.output?.deviceID == headset }
-        try await waitFor("the stream on the headset") { controller.engine.currentOutputDevice == headset }
+        try await waitFor("the headset route", state: { Self.whereThingsAre(controller) }) { controller.session.currentRoute.output?.deviceID == headset }
+        try await waitFor("the stream on the headset", state: { Self.whereThingsAre(controller) }) { controller.engine.currentOutputDevice == headset }
         // The −23 dBFS tone is heard on the headset and no longer on the speaker. (Null sinks
         // take a moved stream in bursts, so levels are compared with silence, not to the 0.1 dB.)
         let onHeadset = try Self.monitorLevel(of: headset)
@@ -79,14 +79,14 @@ struct PulseRouteTests {
         let again = try Self.plugHeadset(headset)
         defer { _ = try? Self.pactl("unload-module", again) }
         // Two waits, as for the first plug: CI once timed out here on PipeWire (passed alone) with no word of which half.
-        try await waitFor("the headset route again", state: { "the route is on \(controller.session.currentRoute.output?.deviceID ?? "nothing")" }) {
+        try await waitFor("the headset route again", state: { Self.whereThingsAre(controller) }) {
             controller.session.currentRoute.output?.deviceID == headset
         }
-        try await waitFor("the stream on the headset again", state: { "the stream is on \(controller.engine.currentOutputDevice ?? "nothing")" }) {
+        try await waitFor("the stream on the headset again", state: { Self.whereThingsAre(controller) }) {
             controller.engine.currentOutputDevice == headset
         }
         try controller.session.overrideOutputPort(.speaker)
-        try await waitFor("the override to the speaker") { controller.engine.currentOutputDevice == "speaker" }
+        try await waitFor("the override to the speaker", state: { Self.whereThingsAre(controller) }) { controller.engine.currentOutputDevice == "speaker" }
         #expect(controller.session.currentRoute.output?.port == .builtInSpeaker)
 
         // Never restarted: after reaching PLAYING the engine pipeline never went down again.
@@ -141,6 +141,39 @@ struct PulseRouteTests {
         #expect(continuity.discontinuities == 0)
         #expect(clicks == 0)
         #expect(engine.pipeline.state == .playing)
+    }
+
+    /// Every move the engine makes is one the server carries out: pipewire-pulse 0.3.65 acknowledged
+    /// moves it never made (about 1 in 4, WORKAROUNDS §30), and routes stayed on the old device
+    /// with the engine believing otherwise.
+    @Test("30 moves of the output between two devices: each one is carried out by the server")
+    func everyMoveLands() async throws {
+        let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
+        let module = try Self.plugHeadset(headset)
+        defer { PulseAudioControl.unload(module) }
+        let engine = try AudioEngine(output: .soundServer(device: "speaker"), logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        try await waitFor("the stream on the speaker") { engine.currentOutputDevice == "speaker" }
+        var missed: [Int] = []
+        var slowest = Duration.zero
+        for move in 0..<30 {
+            let device = move.isMultiple(of: 2) ? headset : "speaker"
+            let asked = ContinuousClock.now
+            try engine.retargetOutput(device: device)
+            // pulsesink hears where its stream is from the server's own move event.
+            if await ClassroomEngineTests.waitFor(timeout: .seconds(1), { engine.currentOutputDevice == device }) {
+                slowest = max(slowest, ContinuousClock.now - asked)
+            } else {
+                missed.append(move)
+                try await waitFor("the stream on \(device) after a missed move", timeout: .seconds(10), state: { PulseAudioControl.placement() }) {
+                    (try? engine.retargetOutput(device: device)) != nil && engine.currentOutputDevice == device
+                }
+            }
+        }
+        let again = engine.movesAskedAgain.load(ordering: .relaxed)
+        print("FIGURE 30 moves between speaker and headset: \(missed.count) not carried out \(missed), \(again) asked again by the engine, the slowest there \(slowest) after it was asked")
+        #expect(missed.isEmpty)
     }
 
     @Test("the sound server corking our stream is an interruption: the lesson pauses, the uplink mutes, and both resume after",
@@ -304,14 +337,18 @@ struct PulseRouteTests {
     func outputRemovedFallsBack() async throws {
         let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
         let module = try Self.plugHeadset(headset)
+        // Unloaded on every way out: a headset left behind takes the next tests' output.
+        var plugged = true
+        defer { if plugged { PulseAudioControl.unload(module) } }
         let rig = try RouteRig(microphone: .route)
         defer { rig.stop() }
         let (controller, pipelineStates) = (rig.controller, rig.pipelineStates)
         let lesson = try controller.session.lease(.playback, owner: "courseware")
-        try await waitFor("the stream on the headset") { controller.engine.currentOutputDevice == headset }
+        try await waitFor("the stream on the headset", state: { Self.whereThingsAre(controller) }) { controller.engine.currentOutputDevice == headset }
 
         let unplugged = ContinuousClock.now
         try Self.pactl("unload-module", module)
+        plugged = false
         try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
         let fallback = ContinuousClock.now - unplugged
         try await waitFor("the session on the speaker") { controller.session.currentRoute.output?.deviceID == "speaker" }
@@ -385,6 +422,12 @@ struct PulseRouteTests {
         try await waitFor("frames from the built-in mic") { (controller.engine.uplink?.framesDelivered ?? 0) > frames + 20 }
         #expect(try Self.monitorLevel(of: "speaker") > -35)
         #expect(controller.engine.pipeline.state == .playing)
+    }
+
+    /// The session's route, the engine's stream and the server's placement, for a timeout's message.
+    static func whereThingsAre(_ controller: SessionController) -> String {
+        "the route is on \(controller.session.currentRoute.output?.deviceID ?? "nothing"), the engine's stream on "
+            + "\(controller.engine.currentOutputDevice ?? "nothing"); the server: \(PulseAudioControl.placement())"
     }
 
     /// The id of the module that loaded `sink`.
