@@ -98,6 +98,16 @@ struct JanusProtocol: Sendable {
     var apiSecret: String? = nil
     /// HTTPS: whom the server's certificate must be signed by; nil for plain HTTP.
     var trust: TLSSession.Trust? = nil
+    /// Ends this protocol's exchanges at once, the one under way and every later one (`cut(by:)`).
+    var halt: HTTPCancellation? = nil
+
+    /// The same protocol with every exchange ended by `halt`: one series of requests (a join) that
+    /// a leave must not wait out. Sequential only: `HTTPCancellation` holds one exchange at a time.
+    func cut(by halt: HTTPCancellation) -> JanusProtocol {
+        var cut = self
+        cut.halt = halt
+        return cut
+    }
 
     // MARK: Session and handle
 
@@ -267,7 +277,7 @@ struct JanusProtocol: Sendable {
         let path = target.path + (target.query.map { "?\($0)" } ?? "")
         let data = body.flatMap { try? JSONSerialization.data(withJSONObject: $0) }
         switch JanusHTTP.exchange(host: host, port: target.port ?? (trust == nil ? 80 : 443), trust: trust, method: body == nil ? "GET" : "POST", path: path, body: data, timeout: timeout,
-                                   cancellation: cancellation) {
+                                   cancellation: cancellation ?? halt) {
         case .failed(let why):
             throw .unreachable(why)
         case .untrusted(let why):

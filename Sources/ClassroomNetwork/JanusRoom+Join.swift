@@ -10,7 +10,18 @@ import Logging
 extension JanusRoom {
     /// create → attach → join → wait for `joined`; then the uplink sends from the receiver's
     /// socket (plain RTP), or the PeerConnection whose offer went with the join takes Janus's answer.
+    ///
+    /// Every request of the join is cut by `leave()` (`State.joining`); a session it leaves behind is
+    /// told farewell for at most 1 s, so the room's thread ends promptly even on a server that hangs.
     func attemptJoin() throws(JanusProtocol.Failure) {
+        let halt = HTTPCancellation()
+        guard state.withLock({ state -> Bool in
+            guard !state.stopping else { return false }
+            state.joining = halt
+            return true
+        }) else { throw .local("the room was left") }
+        defer { state.withLock { if $0.joining === halt { $0.joining = nil } } }
+        let api = self.api.cut(by: halt)
         let session = try api.createSession()
         let handle: UInt64
         let transaction: String
@@ -30,7 +41,7 @@ extension JanusRoom {
                                        muted: muted, prebuffer: address.prebuffer, media: media)
         } catch {
             connection?.stop()
-            try? api.destroy(session: session)
+            self.api.farewell(session: session, handle: nil, within: 1)
             throw error
         }
         let deadline = Date().addingTimeInterval(10)
@@ -49,7 +60,7 @@ extension JanusRoom {
                     return
                 case .failed(let failed, let failure) where failed == transaction:
                     connection?.stop()
-                    try? api.destroy(session: session)
+                    self.api.farewell(session: session, handle: nil, within: 1)
                     throw failure
                 case .joined(let other, let id, _, _):
                     // Someone else's join (or a server mixing up transactions): not a reason to send our RTP anywhere.
@@ -60,7 +71,7 @@ extension JanusRoom {
             }
         }
         connection?.stop()
-        try? api.destroy(session: session)
+        self.api.farewell(session: session, handle: nil, within: 1)
         throw .unreachable("no answer to 'join' within 10 s")
     }
 
@@ -106,7 +117,7 @@ extension JanusRoom {
             }
         } catch {
             connection?.stop()
-            try? api.destroy(session: session)
+            self.api.farewell(session: session, handle: nil, within: 1)
             throw .notJanus("the room's media cannot be set up: \(error)")
         }
         let list = participants.map { Participant(id: $0.id, display: $0.display, muted: $0.muted) }
@@ -123,7 +134,7 @@ extension JanusRoom {
         guard let (handler, oldSender, oldConnection) = installed else {
             sender?.stop()
             connection?.stop()
-            try? api.destroy(session: session)
+            self.api.farewell(session: session, handle: nil, within: 1)
             return
         }
         oldSender?.stop()

@@ -46,6 +46,10 @@ public final class JanusRoom: Sendable {
         var stopping = false
         /// Cuts the joined session's long poll: a lost or left session's poll is not waited out.
         var poll: HTTPCancellation?
+        /// Cuts the join under way (`attemptJoin`): a leave does not wait for a server that holds it.
+        var joining: HTTPCancellation?
+        /// Whether the room's thread runs (`join` started it, and it has not returned).
+        var threadRuns = false
         var attempt = 0
         var handler: (@Sendable (Event) -> Void)?
     }
@@ -56,6 +60,10 @@ public final class JanusRoom: Sendable {
     let state = Mutex(State())
     private let requests = DispatchQueue(label: "classroom-audio.janus-room")
     private let wake = DispatchSemaphore(value: 0)
+    /// Signalled when the room's thread returns.
+    private let threadEnded = DispatchSemaphore(value: 0)
+    /// Marks the room's own thread, where `leave()` (from an event handler) must not wait for it.
+    private static let threadKey = "classroom-audio.janus-room"
 
     /// Prepares the room's input. Plain RTP: also its receiver, on a free local UDP port of
     /// `localAddress` — by default the address this machine reaches the Janus host from, which
@@ -95,7 +103,12 @@ public final class JanusRoom: Sendable {
         try plain?.feed.start { [weak self] event in
             if case .jitterBuffer(let delay) = event { self?.state.withLock { $0.handler }?(.jitterBuffer(delay)) }
         }
-        Thread.detachNewThread { [self] in run() }
+        state.withLock { $0.threadRuns = true }
+        Thread.detachNewThread { [self] in
+            Thread.current.threadDictionary[JanusRoom.threadKey] = ObjectIdentifier(self)
+            run()
+            threadEnded.signal()
+        }
     }
 
     /// Sends one uplink frame to the room (nothing while it is not joined).
@@ -148,18 +161,27 @@ public final class JanusRoom: Sendable {
     /// Leaves the room and destroys the session (waiting at most a second for a server that is gone
     /// or hangs), then stops sending and receiving and takes the room's input out of the mix.
     public func leave() {
-        let (session, handle, sender, connection, handler, poll, wasStopping) = state.withLock { state in
-            defer { state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil; state.poll = nil }
-            return (state.session, state.handle, state.sender, state.connection, state.handler, state.poll, state.stopping)
+        let (session, handle, sender, connection, handler, poll, joining, threadRuns, wasStopping) = state.withLock { state in
+            defer {
+                state.stopping = true; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil
+                state.poll = nil; state.joining = nil
+            }
+            return (state.session, state.handle, state.sender, state.connection, state.handler, state.poll, state.joining, state.threadRuns, state.stopping)
         }
         guard !wasStopping else { return }
         wake.signal()
         poll?.cancel()
+        joining?.cancel()
         if let session { api.farewell(session: session, handle: handle, within: 1) }
         sender?.stop()
         connection?.stop()
         plain?.feed.stop()
         try? engine.removeInput(id: input.id)
+        // Its requests are cut and its waits woken: it returns within its farewell's 1 s, and holds the engine no longer.
+        let onItsThread = Thread.current.threadDictionary[JanusRoom.threadKey] as? ObjectIdentifier == ObjectIdentifier(self)
+        if threadRuns, !onItsThread, threadEnded.wait(timeout: .now() + .seconds(2)) == .timedOut {
+            logger.warning("room: the room's thread did not end within 2 s of leaving \(address)")
+        }
         handler?(.left)
     }
 

@@ -15,7 +15,7 @@ struct JanusRoomLossTests {
     private static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/misbehaving-janus.py")
 
-    @Test("lost while its poll is held: the next session is created after the 1 s backoff, not when the poll ends")
+    @Test("lost while its poll is held: the next session is created after the 1 s backoff, not when the poll ends; leaving cuts the held rejoin and lets go of the room")
     func lossCutsThePoll() async throws {
         try GStreamer.initialize()
         let port = try LocalPort.free(.tcp)
@@ -30,19 +30,27 @@ struct JanusRoomLossTests {
         let engine = try AudioEngine(output: .discard, logger: logger)
         try engine.start()
         defer { engine.stop() }
-        let room = try JanusRoom(address: try JanusRoomAddress(uri: "janus://127.0.0.1:\(port)/1234?display=kiosk"), engine: engine,
-                                 localAddress: "127.0.0.1", logger: logger)
+        var room: JanusRoom? = try JanusRoom(address: try JanusRoomAddress(uri: "janus://127.0.0.1:\(port)/1234?display=kiosk"), engine: engine,
+                                             localAddress: "127.0.0.1", logger: logger)
+        weak let left = room
         let joined = Mutex(0)
-        try room.join(muted: true) { event in if case .joined = event { joined.withLock { $0 += 1 } } }
-        defer { room.leave() }
+        try room?.join(muted: true) { event in if case .joined = event { joined.withLock { $0 += 1 } } }
+        defer { room?.leave() }
         #expect(await Poll.until(within: .seconds(10)) { joined.withLock { $0 } == 1 }, "never joined: \(seen())")
         // The poll after `joined` is the one held.
         #expect(await Poll.until(within: .seconds(5)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
 
         let lostAt = ContinuousClock.now
-        room.lost(session: 1001, because: "the test lost it")
+        room?.lost(session: 1001, because: "the test lost it")
         let rejoining = await Poll.until(within: .seconds(6)) { seen().components(separatedBy: "POST /janus create").count > 2 }
         print("FIGURE room lost with its poll held: next session asked for after \(ContinuousClock.now - lostAt)")
         #expect(rejoining, "no new session within 6 s of the loss: \(seen())")
+
+        // The rejoin's `create` is held too: leaving cuts it, and the room's thread lets go of the room (and its engine).
+        let leaving = ContinuousClock.now
+        room?.leave()
+        room = nil
+        print("FIGURE leaving with the rejoin held: \(ContinuousClock.now - leaving)")
+        #expect(left == nil, "the room's thread still holds the room after leave()")
     }
 }
