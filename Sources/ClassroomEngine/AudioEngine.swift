@@ -53,6 +53,8 @@ public final class AudioEngine: Sendable {
         /// files and pushed samples wait; a capture device's frames are not held.
         /// Nil: 10 ms. It delays their uplink by as much.
         public var echoReferenceWait: ClockTime?
+        /// The SCHED_RR priority of the engine's streaming threads (`RealtimeThreads`); nil leaves them at normal priority.
+        public var realtimePriority: Int32? = 4
         /// Defaults.
         public init() {}
     }
@@ -82,6 +84,8 @@ public final class AudioEngine: Sendable {
     let outputStreamID: String
     /// Moves the output stream: pulsesink 1.22 cannot do it safely (`PulseClient`, WORKAROUNDS §1).
     let soundServer = PulseClient(name: "classroom-audio")
+    /// Gives the streaming threads real-time priority; nil when the configuration says not to.
+    let realtime: RealtimeThreads?
     /// Moves the server acknowledged and did not carry out, asked again (`retargetOutput`; WORKAROUNDS §30).
     let movesAskedAgain = Atomic<Int>(0)
     let logger: Logger
@@ -121,6 +125,8 @@ public final class AudioEngine: Sendable {
         }
         (pipeline, mixer, master, probe, outputSink) = built
         link = OutputLink(sink: outputSink, answersCaps: output.isSoundServer, caps: EngineGraph.outputFormat.caps)
+        realtime = configuration.realtimePriority.map { RealtimeThreads(priority: $0, logger: logger) }
+        if let realtime { pipeline.bus.onStreamingThreads { realtime.handle($0) } }
         // Latency 0 makes the probe serve the far end by timestamp, not 50 ms ahead (WORKAROUNDS §11).
         lookahead = (try? probe.staticPad("src"))?.addProbe(.queryUpstream) { info in
             guard let query = info.query, query.isLatency else { return .ok }

@@ -1,0 +1,59 @@
+import ClassroomMeasurement
+import Foundation
+import Synchronization
+import Testing
+@testable import ClassroomEngine
+import GStreamer
+
+/// The engine's streaming threads run real-time (`RealtimeThreads`): the tests run as root, which
+/// may always ask for it, so a refusal here is a defect, not the machine.
+@Suite("Real-time streaming threads")
+struct RealtimeThreadsTests {
+    init() throws { try EngineSupport.start() }
+
+    /// The scheduling policy and priority of the thread that calls this.
+    private static func scheduling() -> (policy: Int32, priority: Int32) {
+        var policy: Int32 = 0
+        var parameters = sched_param()
+        pthread_getschedparam(pthread_self(), &policy, &parameters)
+        return (policy, parameters.sched_priority)
+    }
+
+    @Test("the mixer's thread and an input's thread mix and push at SCHED_RR 4; with realtimePriority nil at SCHED_OTHER")
+    func mixerThreadIsRealtime() async throws {
+        for priority in [Int32(4), nil] {
+            var configuration = AudioEngine.Configuration()
+            configuration.realtimePriority = priority
+            let engine = try AudioEngine(output: .discard, configuration: configuration, logger: EngineSupport.logger)
+            try engine.start()
+            defer { engine.stop() }
+            let input = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+            let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: input, format: EngineGraph.outputFormat)
+            defer { pump.stop() }
+            let seen = Mutex<[String: (policy: Int32, priority: Int32)]>([:])
+            let mixerProbe = try engine.mixer.staticPad("src").addProbe(.buffer) { _ in
+                seen.withLock { $0["mixer"] = Self.scheduling() }
+                return .ok
+            }
+            // The input's appsrc pushes into the mixer from its own task.
+            let inputProbes = engine.mixer.pads.filter { $0.direction == .sink }.map { pad in
+                pad.addProbe(.buffer) { _ in
+                    seen.withLock { $0["input \(pad.name)"] = Self.scheduling() }
+                    return .ok
+                }
+            }
+            #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { seen.withLock { $0.count } >= 2 })
+            withExtendedLifetime((mixerProbe, inputProbes)) {}
+            let threads = seen.withLock { $0 }
+            print("FIGURE realtimePriority \(priority.map(String.init) ?? "nil"): \(threads.mapValues { "policy \($0.policy) priority \($0.priority)" }), granted/refused \(engine.realtime.map { "\($0.counts)" } ?? "-")")
+            for (name, scheduling) in threads {
+                if let priority {
+                    #expect(scheduling.policy == SCHED_RR && scheduling.priority == priority, "the \(name)'s thread: policy \(scheduling.policy), priority \(scheduling.priority)")
+                } else {
+                    #expect(scheduling.policy == SCHED_OTHER, "the \(name)'s thread: policy \(scheduling.policy)")
+                }
+            }
+            if let realtime = engine.realtime { #expect(realtime.counts.refused == 0) }
+        }
+    }
+}
