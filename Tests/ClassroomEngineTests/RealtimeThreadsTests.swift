@@ -56,4 +56,22 @@ struct RealtimeThreadsTests {
             if let realtime = engine.realtime { #expect(realtime.counts.refused == 0) }
         }
     }
+
+    @Test("on a sound server, libpulse's own thread in the process (pulsesink's main loop) runs at SCHED_RR 4 too",
+          .enabled(if: EngineSupport.hasPulse))
+    func soundServerClientThreadIsRealtime() async throws {
+        let engine = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        func loops() -> [(thread: String, policy: Int32)] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { task in
+                guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                      name.hasPrefix(RealtimeThreads.clientLoopName), let thread = pid_t(task) else { return nil }
+                return (task, sched_getscheduler(thread))
+            }
+        }
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !loops().isEmpty && loops().allSatisfy { $0.policy == SCHED_RR } },
+                "libpulse's threads: \(loops())")
+        print("FIGURE libpulse's threads on a sound-server output: \(loops())")
+    }
 }
