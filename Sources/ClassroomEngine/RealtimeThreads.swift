@@ -8,7 +8,8 @@ import Synchronization
 /// thread was late often enough for the sound server to underrun a 30 ms output buffer in 1 of 2
 /// busy minutes, while the servers' own threads ran real-time already (PulseAudio's null sink
 /// SCHED_RR 5, PipeWire's data loops SCHED_FIFO 88). A thread gets SCHED_RR at `priority` as it
-/// enters its task and SCHED_OTHER back as it leaves (pooled threads run other tasks next).
+/// enters its task and SCHED_OTHER back as it leaves (pooled threads run other tasks next);
+/// libpulse's own threads in the process get it too (`raiseClientLoops`).
 ///
 /// A process without the right (no CAP_SYS_NICE and RLIMIT_RTPRIO below `priority`, as a systemd
 /// user service has by default) keeps normal priority and says so once. rtkit is not asked.
