@@ -78,8 +78,9 @@ extension AudioEngine {
         guard let last = elements.last else { throw .failed("empty input branch") }
         try last.staticPad("src").link(to: pad)
         for element in elements { try element.syncStateWithParent() }
-        let pipeline = self.pipeline
+        // Weak: whoever keeps an input (a room's audio watch, for seconds after a leave) does not keep the
+        // whole pipeline past the engine's end; a CI quick pass reported it leaked at exit.
         return AudioInput(id: id, kind: kind, format: format, source: source, elements: elements, mixerPad: pad, duck: duck,
-                          clock: { pipeline.currentRunningTime })
+                          clock: { [weak pipeline] in pipeline?.currentRunningTime })
     }
 }

@@ -15,9 +15,10 @@ extension JanusRoom {
     static func watchForAudio(on input: AudioInput, at endpoint: String, from host: String, logger: Logger,
                               joined: @escaping @Sendable () -> (@Sendable (Event) -> Void)?) {
         input.arrivals.expect(within: audioGrace)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(audioGrace.nanoseconds)) + .seconds(1)) {
+        // Weak: a room left meanwhile lets go of its input (and the engine's pipeline) now, not 3 s later.
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(audioGrace.nanoseconds)) + .seconds(1)) { [weak input] in
             // Silence counts from the grace's end: a second later, more than half of it is nothing arriving.
-            guard let handler = joined(), input.arrivals.silence().map({ $0 > .milliseconds(500) }) ?? true else { return }
+            guard let input, let handler = joined(), input.arrivals.silence().map({ $0 > .milliseconds(500) }) ?? true else { return }
             let why = "joined, but none of the room's audio arrives at \(endpoint), where Janus sends the mix: check that "
                 + "\(host) reaches this address (routes, a firewall, NAT) and that the audiobridge's local_ip is an address this kiosk reaches"
             logger.warning("room: \(why)")

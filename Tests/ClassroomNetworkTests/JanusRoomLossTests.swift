@@ -1,4 +1,4 @@
-import ClassroomEngine
+@testable import ClassroomEngine
 import ClassroomMeasurement
 import Foundation
 import GStreamer
@@ -27,10 +27,11 @@ struct JanusRoomLossTests {
         #expect(await Poll.until(within: .seconds(10)) { seen().contains("listening") }, "the fake Janus did not start: \(seen())")
 
         let logger = Logger(label: "janus-room-loss-test")
-        let engine = try AudioEngine(output: .discard, logger: logger)
-        try engine.start()
-        defer { engine.stop() }
-        var room: JanusRoom? = try JanusRoom(address: try JanusRoomAddress(uri: "janus://127.0.0.1:\(port)/1234?display=kiosk"), engine: engine,
+        var engine: AudioEngine? = try AudioEngine(output: .discard, logger: logger)
+        try engine?.start()
+        defer { engine?.stop() }
+        weak let pipeline = engine?.pipeline
+        var room: JanusRoom? = try JanusRoom(address: try JanusRoomAddress(uri: "janus://127.0.0.1:\(port)/1234?display=kiosk"), engine: try #require(engine),
                                              localAddress: "127.0.0.1", logger: logger)
         weak let left = room
         let joined = Mutex(0)
@@ -52,5 +53,9 @@ struct JanusRoomLossTests {
         room = nil
         print("FIGURE leaving with the rejoin held: \(ContinuousClock.now - leaving)")
         #expect(left == nil, "the room's thread still holds the room after leave()")
+        // Nor does anything of the room keep the engine's pipeline once the engine is gone (the audio watch held it 3 s).
+        engine?.stop()
+        engine = nil
+        #expect(pipeline == nil, "the engine's pipeline is still held after the room left and the engine went")
     }
 }
