@@ -337,9 +337,8 @@ struct PulseRouteTests {
     func outputRemovedFallsBack() async throws {
         let headset = "headset_\(UInt32.random(in: 0...UInt32.max))"
         let module = try Self.plugHeadset(headset)
-        // Unloaded on every way out: a headset left behind takes the next tests' output.
-        var plugged = true
-        defer { if plugged { PulseAudioControl.unload(module) } }
+        // Unloaded on every way out (again after the unplug is a no-op): a headset left behind takes the next tests' output.
+        defer { PulseAudioControl.unload(module) }
         let rig = try RouteRig(microphone: .route)
         defer { rig.stop() }
         let (controller, pipelineStates) = (rig.controller, rig.pipelineStates)
@@ -348,7 +347,6 @@ struct PulseRouteTests {
 
         let unplugged = ContinuousClock.now
         try Self.pactl("unload-module", module)
-        plugged = false
         try await waitFor("the stream on the speaker") { controller.engine.currentOutputDevice == "speaker" }
         let fallback = ContinuousClock.now - unplugged
         try await waitFor("the session on the speaker") { controller.session.currentRoute.output?.deviceID == "speaker" }
