@@ -16,11 +16,16 @@ import Synchronization
 public final class AudioEngine: Sendable {
     /// Tunables; the defaults are what the tests and the benchmark measure.
     public struct Configuration: Sendable {
-        /// How long the mixer waits for late input: the jitter an input may have. With 20 ms,
-        /// the CPU spike of a microphone starting on PulseAudio made inputs miss it (measured clicks;
-        /// again with a 40 ms output buffer: a dropout and 2 clicks in 20 mic cycles at 20 ms, 327
-        /// dropped pushes at 10 ms).
-        public var mixerLatency: ClockTime = .milliseconds(40)
+        /// How long the mixer waits for late input: the jitter an input's pushes may have, and part
+        /// of every mouth-to-ear path. 20 ms holds since the engine's threads and its feeders' run
+        /// real-time (device passes on both servers, the busy minute included, clean); with them at
+        /// normal priority a microphone starting made inputs miss it (a dropout and 2 clicks in 20
+        /// mic cycles), and 10 ms dropped 327 pushes. It was 40 ms.
+        public var mixerLatency: ClockTime = .milliseconds(20)
+        /// How far a push without a timestamp may arrive from where the input's previous push ended
+        /// and still continue it: as late as the mixer still takes it (its wait and the block it is
+        /// making). A later push is re-anchored on arrival, a break said in `timelineResyncs`.
+        public var pushTolerance: ClockTime { mixerLatency + EngineGraph.frameDuration }
         /// The sound server's buffer ahead of the device: adaptive unless fixed (`--output-buffer`).
         public var outputBuffer: OutputBufferSetting = .adaptive
         /// The pipeline's latency with an output buffer of `size`: the mix plays this long after the

@@ -37,12 +37,12 @@ public final class AudioInput: Sendable {
 
     let source: AppSource
     let clock: @Sendable () -> ClockTime?
-    private let timeline = PushTimeline(tolerance: AudioInput.jitterTolerance)
-    /// How far a push may arrive from where the previous one ended and still continue it.
-    static let jitterTolerance = ClockTime.milliseconds(40)
+    private let timeline: PushTimeline
     let elements: [Element]
     let mixerPad: Pad
     let duck: VolumeControl?
+    /// The engine's real-time scheduling, which the pipelines pushing into this input share (nil: off).
+    let realtime: RealtimeThreads?
     private let removed = Atomic<Bool>(false)
     /// When audio was last pushed into this input (alarm 1025 is about pushes that stop, not
     /// about a mixer held up by its output); a room that waits for its first audio sets it ahead.
@@ -50,15 +50,25 @@ public final class AudioInput: Sendable {
     private let dropped = Atomic<Int>(0)
 
     init(id: String, kind: Kind, format: AudioFormat, source: AppSource, elements: [Element], mixerPad: Pad, duck: VolumeControl?,
-         clock: @escaping @Sendable () -> ClockTime?) {
+         jitterTolerance: ClockTime, realtime: RealtimeThreads?, clock: @escaping @Sendable () -> ClockTime?) {
+        timeline = PushTimeline(tolerance: jitterTolerance)
         self.id = id; self.kind = kind; self.format = format
         self.source = source; self.elements = elements; self.mixerPad = mixerPad; self.duck = duck
-        self.clock = clock
+        self.realtime = realtime; self.clock = clock
+    }
+
+    /// Runs the streaming threads of `feeder`, a pipeline that pushes into this input (a peer's
+    /// receiver), at the engine's real-time priority: the mixer waits only its latency for a push,
+    /// so a feeder kept off the CPU by a busy kiosk is heard as a gap. Call once, before the
+    /// feeder starts (it takes the bus's one streaming-thread hook).
+    public func scheduleFeeder(_ feeder: Pipeline) {
+        guard let realtime else { return }
+        feeder.bus.onStreamingThreads { realtime.handle($0) }
     }
 
     /// Pushes interleaved 16-bit samples. `timestamp` nil places them right after the previous
-    /// push when they arrive within 40 ms of where it ended (so arrival jitter never tears the
-    /// audio), or at the engine's running time on arrival when the feed starts or has paused;
+    /// push when they arrive within the mixer's wait and one block of where it ended (so arrival
+    /// jitter never tears the audio), or at the engine's running time on arrival when the feed starts or has paused;
     /// otherwise `timestamp` is the running time at which they should be mixed.
     @discardableResult
     public func push(_ samples: [Int16], timestamp: ClockTime? = nil) throws(EngineError) -> PushResult {
@@ -104,7 +114,7 @@ public final class AudioInput: Sendable {
     public var volume: Double { (try? mixerPad.double("volume")) ?? 1 }
 
     /// How many times the feed arrived too far from where it left off and was re-anchored to the
-    /// running time (a pause, or jitter beyond 40 ms): each is a break in the mixed audio.
+    /// running time (a pause, or jitter beyond `pushTolerance`): each is a break in the mixed audio.
     public var timelineResyncs: Int { timeline.resyncCount }
 
     /// The next push (without a timestamp) is placed at its arrival: the source changed its own

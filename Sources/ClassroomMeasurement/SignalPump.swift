@@ -11,10 +11,12 @@ public final class SignalPump: Sendable {
 
     /// `description` is a gst-launch source chain ending in raw audio; it is converted to
     /// `format`, and each buffer's samples are handed to `deliver`, which says whether they were taken.
-    public init(_ description: String, format: AudioFormat, deliver: @escaping @Sendable ([Int16]) -> Bool) throws(GStreamerError) {
+    /// `feeding`, the input `deliver` pushes into, runs the pump's threads at the engine's priority, as a peer's receiver does.
+    public init(_ description: String, format: AudioFormat, feeding input: AudioInput? = nil, deliver: @escaping @Sendable ([Int16]) -> Bool) throws(GStreamerError) {
         // A live source paces itself; anything else is paced by the appsink.
         let sync = description.contains("is-live=true") ? "false" : "true"
         pipeline = try Pipeline.parse("\(description) ! audioconvert ! audioresample ! \(format.caps) ! appsink name=pump-out sync=\(sync)")
+        input?.scheduleFeeder(pipeline)
         let sink = try pipeline.element(named: "pump-out", as: AppSink.self)
         let pushed = self.pushed
         token = try sink.onNewSample { sample in
@@ -26,7 +28,7 @@ public final class SignalPump: Sendable {
 
     /// Pumps into an engine input; its own timestamps (contiguous, anchored on arrival).
     public convenience init(_ description: String, into input: AudioInput, format: AudioFormat) throws(GStreamerError) {
-        try self.init(description, format: format) { samples in (try? input.push(samples)) != nil }
+        try self.init(description, format: format, feeding: input) { samples in (try? input.push(samples)) != nil }
     }
 
     /// Stops the source.

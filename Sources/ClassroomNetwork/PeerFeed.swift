@@ -69,6 +69,7 @@ public final class PeerFeed: Sendable {
         do {
             pipeline = try Pipeline(name: NetworkGraph.Peer.pipeline(input.id))
             pipeline.useClock(try Clock.system())
+            input.scheduleFeeder(pipeline)
             let tail = try PeerFeed.makeTail(levelInterval: .milliseconds(100))
             try pipeline.addLinked(tail)
             guard let entry = tail.first, let sink = tail.last as? AppSink else { throw GStreamerError.failed("empty peer chain") }
@@ -114,6 +115,9 @@ public final class PeerFeed: Sendable {
     static func makeTail(levelInterval: ClockTime) throws(GStreamerError) -> [Element] {
         let sink = try AppSink.make(name: NetworkGraph.Peer.sink)
         try sink.configure(caps: format.caps, maxBuffers: 0, drop: false, sync: true)
+        // The push is a copy, and everything upstream had the jitter buffer's time to decode: no
+        // deadline of its own (basesink's default 20 ms was 20 ms more mouth-to-ear, measured).
+        try sink.set("processing-deadline", .uint64(0))
         return [
             try ElementFactory.make("queue", name: NetworkGraph.Peer.queue),
             try ElementFactory.make("audioconvert", name: NetworkGraph.Peer.convert),

@@ -40,6 +40,8 @@ final class RoomPeerConnection: Sendable {
         sender = try UplinkSender(destinations: [.webRTC(latency: initial)], logger: logger)
         guard let webRTC = sender.webRTCBin, let rtpBin = sender.pipeline.element(named: "rtpbin") else { throw .gstreamer(.failed("the uplink has no webrtcbin")) }
         self.webRTC = webRTC
+        // The room's audio is decoded and pushed on the sender's threads (the uplink shares them).
+        input.scheduleFeeder(sender.pipeline)
         let gathered = self.gathered
         let states = webRTC.onChange(of: ["connection-state", "ice-gathering-state"]) { property, nick in
             if property == "ice-gathering-state" {
