@@ -1,3 +1,4 @@
+import ClassroomEngine
 import ClassroomNetwork
 import Foundation
 
@@ -125,6 +126,7 @@ enum DeviceMouthToEarRows {
                                   room: try? room.get().median, jitterBuffer: try? kiosks.get().jitterBufferMs,
                                   floorToKioskJitterBuffer: try? toKiosk.get().jitterBufferMs, roomJitterBuffer: try? room.get().jitterBufferMs)
         if let floor = budget.floor, let both = budget.kioskToKiosk, let receiving = budget.floorToKiosk {
+            let engine = AudioEngine.Configuration()
             // B's adaptive buffer moves 10 ms per 3 s of calm, so each path's own size is taken out
             // before the two paths are compared.
             let jitter = budget.jitterBuffer ?? 0, receivingJitter = budget.floorToKioskJitterBuffer ?? 0
@@ -139,9 +141,10 @@ enum DeviceMouthToEarRows {
                     at its end taken out (it moves 10 ms per 3 s of calm). Kiosk A's side (capture from the source, the DSP, the uplink, \
                     Opus packets of 10 ms) beyond the floor's sender: \(formatted(sendSide, "ms")). Kiosk B's jitter buffer: \
                     \(formatted(jitter, "ms")) (the floor's holds 10 ms). The rest of kiosk B beyond the floor's receiver: \
-                    \(formatted(engineSide, "ms")) — its decode, the PeerFeed's hand-over into the engine and the engine's fixed pipeline \
-                    latency (100 ms: the mixer's 40 ms wait, a 10 ms block, the sink's 20 ms deadline, a margin) against pulsesink's 20 ms \
-                    buffer at the floor\(roomPart). mouth-to-ear-budget.png beside this report draws it.
+                    \(formatted(engineSide, "ms")) — its decode, the FEC decoder's held packet (10 ms), the PeerFeed's hand-over into the \
+                    engine and the engine's pipeline latency (\(engine.pipelineLatency.milliseconds) ms: the mixer's \
+                    \(engine.mixerLatency.milliseconds) ms wait, a 10 ms block, the output buffer's \(engine.outputBuffer.initial.milliseconds) ms) \
+                    against pulsesink's 20 ms buffer, unsynchronised, at the floor\(roomPart). mouth-to-ear-budget.png beside this report draws it.
                     """))
         }
         return (rows, budget)

@@ -175,12 +175,10 @@ enum MouthToEarMeasurement {
             buffer — pulsesrc adds its 10 ms period); uplink mixer none (a frame on its grid leaves at once; its \
             \(UplinkSender.frameJitter.milliseconds) ms latency is the deadline for a missing one); \
             Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); \
-            Opus FEC decoding \(fec) ms (one packet held for the next one's FEC; none from Janus, whose mix has no FEC); the engine's fixed \
-            pipeline latency \(latency.milliseconds) ms (mixer latency, one 10 ms block, the sink's deadline); sink: none here \
+            Opus FEC decoding \(fec) ms (one packet held for the next one's FEC; none from Janus, whose mix has no FEC); the engine's \
+            pipeline latency \(latency.milliseconds) ms (the mixer's wait, one 10 ms block, the output buffer); sink: none here \
             (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
-            codec look-ahead and scheduling. The engine's 100 ms pipeline latency dominates, then the 60 ms jitter buffer: on a LAN a \
-            20–30 ms jitter buffer and a 40 ms pipeline latency (which the echo canceller's reference timing must then follow) would \
-            bring it near 100 ms. \(total.count) of \(pushes.count) bursts arrived; min \(formatted(total.min() ?? .nan, "ms")), \
+            codec look-ahead and scheduling. The engine's pipeline latency is the largest part. \(total.count) of \(pushes.count) bursts arrived; min \(formatted(total.min() ?? .nan, "ms")), \
             max \(formatted(total.max() ?? .nan, "ms")).
             """
         return Result(median: median, count: total.count, parts: parts, joined: joinTimes.joined, firstAudio: joinTimes.firstAudio)
