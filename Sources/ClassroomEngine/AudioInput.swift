@@ -59,11 +59,15 @@ public final class AudioInput: Sendable {
 
     /// Runs the streaming threads of `feeder`, a pipeline that pushes into this input (a peer's
     /// receiver), at the engine's real-time priority: the mixer waits only its latency for a push,
-    /// so a feeder kept off the CPU by a busy kiosk is heard as a gap. Call once, before the
-    /// feeder starts (it takes the bus's one streaming-thread hook).
-    public func scheduleFeeder(_ feeder: Pipeline) {
+    /// so a feeder kept off the CPU by a busy kiosk is heard as a gap. `only` limits it to the
+    /// tasks of those elements (a lesson's audio queue, not its video decoding). Call once, before
+    /// the feeder starts (it takes the bus's one streaming-thread hook).
+    public func scheduleFeeder(_ feeder: Pipeline, only owners: Set<String>? = nil) {
         guard let realtime else { return }
-        feeder.bus.onStreamingThreads { realtime.handle($0) }
+        feeder.bus.onStreamingThreads { event in
+            if let owners, !owners.contains(event.owner) { return }
+            realtime.handle(event)
+        }
     }
 
     /// Pushes interleaved 16-bit samples. `timestamp` nil places them right after the previous

@@ -63,6 +63,9 @@ public final class LessonPlayer: Sendable {
         do {
             pipeline = try Pipeline(name: EngineGraph.Lesson.pipeline)
             pipeline.useClock(try Clock.system())
+            // The audio queue's thread pushes the courseware (real-time, as the mixer it feeds); the
+            // demuxing and decoding upstream of it, video included, stay at normal priority.
+            courseware.scheduleFeeder(pipeline, only: [EngineGraph.Lesson.audioQueue])
             let decode = try ElementFactory.make("uridecodebin", name: EngineGraph.Lesson.decode, properties: ["uri": .string(uri)])
             try pipeline.add(decode)
             let branch = LessonBranches(pipeline: pipeline, courseware: courseware, video: video, videoDelay: videoDelay,

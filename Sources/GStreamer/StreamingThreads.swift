@@ -7,6 +7,13 @@ public enum StreamingThreadEvent: Sendable, Equatable {
     case entered(owner: String)
     /// The thread is done with `owner`'s task; a pooled thread may run another element's next.
     case left(owner: String)
+
+    /// The element whose task the thread enters or leaves.
+    public var owner: String {
+        switch self {
+        case .entered(let owner), .left(let owner): return owner
+        }
+    }
 }
 
 extension Bus {

@@ -57,6 +57,34 @@ struct RealtimeThreadsTests {
         }
     }
 
+    @Test("a lesson's audio is pushed into the courseware input at SCHED_RR 4; its video branch stays at normal priority")
+    func lessonAudioIsRealtime() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let courseware = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let lesson = try LessonPlayer(uri: root.appendingPathComponent("samples/lesson.webm").absoluteString, courseware: courseware,
+                                      video: .discard, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
+        defer { lesson.stop() }
+        try lesson.preroll()
+        let seen = Mutex<[String: (policy: Int32, priority: Int32)]>([:])
+        let probes = try [EngineGraph.Lesson.audioSink, EngineGraph.Lesson.videoSink].map { name in
+            try #require(lesson.pipeline.element(named: name)).staticPad("sink").addProbe(.buffer) { _ in
+                seen.withLock { $0[name] = Self.scheduling() }
+                return .ok
+            }
+        }
+        try lesson.play()
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { seen.withLock { $0.count } == 2 })
+        withExtendedLifetime(probes) {}
+        let threads = seen.withLock { $0 }
+        print("FIGURE the lesson's threads: \(threads.mapValues { "policy \($0.policy) priority \($0.priority)" })")
+        let audio = try #require(threads[EngineGraph.Lesson.audioSink]), video = try #require(threads[EngineGraph.Lesson.videoSink])
+        #expect(audio.policy == SCHED_RR && audio.priority == 4, "the audio push: policy \(audio.policy), priority \(audio.priority)")
+        #expect(video.policy == SCHED_OTHER, "the video branch: policy \(video.policy)")
+    }
+
     @Test("on a sound server, libpulse's own thread in the process (pulsesink's main loop) runs at SCHED_RR 4 too",
           .enabled(if: EngineSupport.hasPulse))
     func soundServerClientThreadIsRealtime() async throws {
