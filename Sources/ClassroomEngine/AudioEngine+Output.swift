@@ -100,7 +100,13 @@ extension AudioEngine {
             if let running = runningTime, let newest = link.newestBuffer, running < newest + tolerance {
                 let since = keptSince ?? now
                 keptSince = since
-                if now - since >= Self.paceHold { return true }
+                if now - since >= Self.paceHold {
+                    // Only now does the server play the stream in real time, and it settles it from
+                    // here: at 60 ms of latency an idle null sink underflowed 0.5 s after this, 6 s
+                    // and more after the stream opened (2 of 5 player starts).
+                    outputBuffer.opened()
+                    return true
+                }
             } else {
                 keptSince = nil
             }

@@ -47,6 +47,11 @@ public final class OutputBuffer: Sendable {
     /// Underruns this soon after the stream (re)opened are the server settling it.
     static let settlingAfterStart = ClockTime.seconds(6)
     static let settlingAfterRaise = ClockTime.seconds(1)
+    /// Underflows this soon after one counted without a raise (a fixed buffer, or at the ceiling)
+    /// are the same stall: the server underflows again as the stream refills (measured: 2 reports
+    /// 11 ms apart for one 250 ms stall of the player at a fixed 60 ms buffer, 90 ms of latency).
+    /// A raise coalesces them itself (`pending`, then `settlingAfterRaise`).
+    static let sameStall = ClockTime.milliseconds(500)
 
     /// Fixed or adaptive.
     public let setting: OutputBufferSetting
@@ -54,7 +59,7 @@ public final class OutputBuffer: Sendable {
     private struct State {
         var size: ClockTime
         var underruns = 0
-        /// Until when (uptime ns) underruns are the server settling the stream.
+        /// Until when (uptime ns) underruns do not count: the server settling the stream, or the same stall.
         var settlingUntil: UInt64 = 0
         /// A raise decided and not yet made (the sink reopens on its streaming thread).
         var pending: ClockTime?
@@ -80,13 +85,17 @@ public final class OutputBuffer: Sendable {
         }
     }
 
-    /// The device underran at `now`. Nil when it does not count (the stream is settling, or a raise
-    /// is on its way); otherwise the size to go to, the same size when fixed or at the ceiling.
+    /// The device underran at `now`. Nil when it does not count (the stream is settling, a raise
+    /// is on its way, or it is the stall just counted); otherwise the size to go to, the same size
+    /// when fixed or at the ceiling.
     func underrun(now: UInt64 = DispatchTime.now().uptimeNanoseconds) -> ClockTime? {
         state.withLock { state in
             guard now >= state.settlingUntil, state.pending == nil else { return nil }
             state.underruns += 1
-            guard case .adaptive = setting, state.size < Self.ceiling else { return state.size }
+            guard case .adaptive = setting, state.size < Self.ceiling else {
+                state.settlingUntil = now + Self.sameStall.nanoseconds
+                return state.size
+            }
             let raised = min(Self.ceiling, state.size + Self.step)
             state.pending = raised
             return raised

@@ -44,12 +44,13 @@ struct OutputBufferTests {
         #expect(buffer.underrun(now: 7 * second + 1) == one)
     }
 
-    @Test("fixed: the size never moves, and every underrun past settling is counted")
+    @Test("fixed: the size never moves, and every stall past settling is counted once")
     func fixedHolds() {
         let buffer = OutputBuffer(setting: .fixed(.milliseconds(60)))
         buffer.opened(now: 0)
         #expect(buffer.size == .milliseconds(60))
         #expect(buffer.underrun(now: 7 * second) == .milliseconds(60))
+        #expect(buffer.underrun(now: 7 * second + 11_000_000) == nil, "the server underflowing again as the stream refills is the same stall")
         #expect(buffer.underrun(now: 8 * second) == .milliseconds(60))
         #expect(buffer.underruns == 2 && buffer.size == .milliseconds(60))
     }
