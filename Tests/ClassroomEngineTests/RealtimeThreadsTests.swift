@@ -11,14 +11,6 @@ import GStreamer
 struct RealtimeThreadsTests {
     init() throws { try EngineSupport.start() }
 
-    /// The scheduling policy and priority of the thread that calls this.
-    private static func scheduling() -> (policy: Int32, priority: Int32) {
-        var policy: Int32 = 0
-        var parameters = sched_param()
-        pthread_getschedparam(pthread_self(), &policy, &parameters)
-        return (policy, parameters.sched_priority)
-    }
-
     @Test("the mixer's thread and an input's thread mix and push at SCHED_RR 4; with realtimePriority nil at SCHED_OTHER")
     func mixerThreadIsRealtime() async throws {
         for priority in [Int32(4), nil] {
@@ -30,27 +22,27 @@ struct RealtimeThreadsTests {
             let input = try engine.addInput(id: "courseware", kind: .courseware, format: EngineGraph.outputFormat)
             let pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=500 volume=0.1 samplesperbuffer=480", into: input, format: EngineGraph.outputFormat)
             defer { pump.stop() }
-            let seen = Mutex<[String: (policy: Int32, priority: Int32)]>([:])
+            let seen = Mutex<[String: ThreadScheduling]>([:])
             let mixerProbe = try engine.mixer.staticPad("src").addProbe(.buffer) { _ in
-                seen.withLock { $0["mixer"] = Self.scheduling() }
+                seen.withLock { $0["mixer"] = ThreadScheduling.current() }
                 return .ok
             }
             // The input's appsrc pushes into the mixer from its own task.
             let inputProbes = engine.mixer.pads.filter { $0.direction == .sink }.map { pad in
                 pad.addProbe(.buffer) { _ in
-                    seen.withLock { $0["input \(pad.name)"] = Self.scheduling() }
+                    seen.withLock { $0["input \(pad.name)"] = ThreadScheduling.current() }
                     return .ok
                 }
             }
             #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { seen.withLock { $0.count } >= 2 })
             withExtendedLifetime((mixerProbe, inputProbes)) {}
             let threads = seen.withLock { $0 }
-            print("FIGURE realtimePriority \(priority.map(String.init) ?? "nil"): \(threads.mapValues { "policy \($0.policy) priority \($0.priority)" }), granted/refused \(engine.realtime.map { "\($0.counts)" } ?? "-")")
+            print("FIGURE realtimePriority \(priority.map(String.init) ?? "nil"): \(threads.mapValues(\.description)), granted/refused \(engine.realtime.map { "\($0.counts)" } ?? "-")")
             for (name, scheduling) in threads {
                 if let priority {
-                    #expect(scheduling.policy == SCHED_RR && scheduling.priority == priority, "the \(name)'s thread: policy \(scheduling.policy), priority \(scheduling.priority)")
+                    #expect(scheduling.isRoundRobin(at: priority), "the \(name)'s thread: \(scheduling)")
                 } else {
-                    #expect(scheduling.policy == SCHED_OTHER, "the \(name)'s thread: policy \(scheduling.policy)")
+                    #expect(scheduling.isNormal, "the \(name)'s thread: \(scheduling)")
                 }
             }
             if let realtime = engine.realtime { #expect(realtime.counts.refused == 0) }
@@ -68,10 +60,10 @@ struct RealtimeThreadsTests {
                                       video: .discard, videoDelay: engine.outputLatency, logger: EngineSupport.logger)
         defer { lesson.stop() }
         try lesson.preroll()
-        let seen = Mutex<[String: (policy: Int32, priority: Int32)]>([:])
+        let seen = Mutex<[String: ThreadScheduling]>([:])
         let probes = try [EngineGraph.Lesson.audioSink, EngineGraph.Lesson.videoSink].map { name in
             try #require(lesson.pipeline.element(named: name)).staticPad("sink").addProbe(.buffer) { _ in
-                seen.withLock { $0[name] = Self.scheduling() }
+                seen.withLock { $0[name] = ThreadScheduling.current() }
                 return .ok
             }
         }
@@ -79,10 +71,10 @@ struct RealtimeThreadsTests {
         #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { seen.withLock { $0.count } == 2 })
         withExtendedLifetime(probes) {}
         let threads = seen.withLock { $0 }
-        print("FIGURE the lesson's threads: \(threads.mapValues { "policy \($0.policy) priority \($0.priority)" })")
+        print("FIGURE the lesson's threads: \(threads.mapValues(\.description))")
         let audio = try #require(threads[EngineGraph.Lesson.audioSink]), video = try #require(threads[EngineGraph.Lesson.videoSink])
-        #expect(audio.policy == SCHED_RR && audio.priority == 4, "the audio push: policy \(audio.policy), priority \(audio.priority)")
-        #expect(video.policy == SCHED_OTHER, "the video branch: policy \(video.policy)")
+        #expect(audio.isRoundRobin(at: 4), "the audio push: \(audio)")
+        #expect(video.isNormal, "the video branch: \(video)")
     }
 
     @Test("on a sound server, libpulse's own thread in the process (pulsesink's main loop) runs at SCHED_RR 4 too",

@@ -11,14 +11,6 @@ import Testing
 /// engine's mixer waits only its latency for a push (#21).
 @Suite("A peer's receiver feeds the engine in time")
 struct PeerFeedTimingTests {
-    /// The scheduling policy and priority of the thread that calls this.
-    private static func scheduling() -> (policy: Int32, priority: Int32) {
-        var policy: Int32 = 0
-        var parameters = sched_param()
-        pthread_getschedparam(pthread_self(), &policy, &parameters)
-        return (policy, parameters.sched_priority)
-    }
-
     @Test("an RTP peer pushes at the engine's real-time priority (normal priority when the engine has none), and its latency is its jitter buffer and the FEC packet, with no sink deadline added")
     func receiverKeepsTime() async throws {
         try GStreamer.initialize()
@@ -33,9 +25,9 @@ struct PeerFeedTimingTests {
             let port = try LocalPort.free(.udp, on: "127.0.0.1")
             let feed = try PeerFeed(source: .rtp(address: "127.0.0.1", port: port, payloadType: nil), input: input,
                                     jitterBuffer: .fixed(.milliseconds(30)), logger: logger)
-            let pushing = Mutex<(policy: Int32, priority: Int32)?>(nil)
+            let pushing = Mutex<ThreadScheduling?>(nil)
             let probe = try feed.pipeline.element(named: NetworkGraph.Peer.sink)?.staticPad("sink").addProbe(.buffer) { _ in
-                pushing.withLock { $0 = Self.scheduling() }
+                pushing.withLock { $0 = ThreadScheduling.current() }
                 return .ok
             }
             try feed.start { _ in }
@@ -48,11 +40,11 @@ struct PeerFeedTimingTests {
             withExtendedLifetime(probe) {}
             let seen = try #require(pushing.withLock { $0 }, "no buffer reached the peer's appsink")
             let latency = try feed.pipeline.latency()
-            print("FIGURE realtimePriority \(priority.map(String.init) ?? "nil"): the peer's push thread at policy \(seen.policy) priority \(seen.priority); its latency \(latency.minimum.milliseconds) ms with a 30 ms jitter buffer and 10 ms packets")
+            print("FIGURE realtimePriority \(priority.map(String.init) ?? "nil"): the peer's push thread at \(seen); its latency \(latency.minimum.milliseconds) ms with a 30 ms jitter buffer and 10 ms packets")
             if let priority {
-                #expect(seen.policy == SCHED_RR && seen.priority == priority)
+                #expect(seen.isRoundRobin(at: priority), "\(seen)")
             } else {
-                #expect(seen.policy == SCHED_OTHER)
+                #expect(seen.isNormal, "\(seen)")
             }
             // 30 ms held for late packets + the 10 ms packet FEC decoding holds; basesink's default
             // 20 ms processing deadline would make it 60.
