@@ -17,11 +17,12 @@ public final class AudioEngine: Sendable {
     /// Tunables; the defaults are what the tests and the benchmark measure.
     public struct Configuration: Sendable {
         /// How long the mixer waits for late input: the jitter an input's pushes may have, and part
-        /// of every mouth-to-ear path. 20 ms holds since the engine's threads and its feeders' run
-        /// real-time (device passes on both servers, the busy minute included, clean); with them at
-        /// normal priority a microphone starting made inputs miss it (a dropout and 2 clicks in 20
-        /// mic cycles), and 10 ms dropped 327 pushes. It was 40 ms.
-        public var mixerLatency: ClockTime = .milliseconds(20)
+        /// of every mouth-to-ear path. 20 ms (with the feeders real-time) passed 4 device passes
+        /// and one CI run and cut mouth-to-ear 28 ms, but a second CI run's PulseAudio device pass
+        /// failed (175 dropped pushes in 20 mic cycles, the level after a server restart 0.6 dB
+        /// under its floor, twice): 40 ms until that is understood. At normal priority 20 ms gave a
+        /// dropout and 2 clicks in 20 mic cycles, and 10 ms dropped 327 pushes.
+        public var mixerLatency: ClockTime = .milliseconds(40)
         /// How far a push without a timestamp may arrive from where the input's previous push ended
         /// and still continue it: as late as the mixer still takes it (its wait and the block it is
         /// making). A later push is re-anchored on arrival, a break said in `timelineResyncs`.
