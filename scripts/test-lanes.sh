@@ -4,31 +4,33 @@
 #   debian12   GStreamer 1.22, PipeWire 0.3.65, webrtcdsp on WebRTC's AEC1 (0.3 library)
 #   debian13   GStreamer 1.26, PipeWire 1.4, webrtcdsp on AEC3 (libwebrtc-audio-processing-1)
 #
-# On a Debian 12 machine, with `all`, both run: debian12 here, debian13 in scripts/debian13.sh's
-# root (made once, cached). On a Debian 13 machine its own lane runs here; the root is never needed.
+# On a Debian 12 machine both run: debian12 here, debian13 in scripts/debian13.sh's root (made
+# once, cached; root, or sudo, for it). On a Debian 13 machine its own lane runs here; the root is
+# never needed.
 #
-#   scripts/test-lanes.sh           this machine's lane (make test, CI)
-#   scripts/test-lanes.sh all       both lanes on Debian 12 (make test LANES=all)
+#   scripts/test-lanes.sh           every lane this machine can run (make test, CI)
+#   scripts/test-lanes.sh native    this machine's lane alone (make test LANES=native)
 #
-# The debian13 lane is not in `make test` yet: on GStreamer 1.26 (AEC3) it fails the voice
-# profile's ERLE at a 50 ms echo path and the uplink's speech counts (README, "Platforms"), and a
-# CI that always fails lands nothing. It joins the default when it passes.
-#
-# How they share 2 cores (measured; README, "Platforms"):
+# How two lanes share 2 cores (measured; README, "Platforms"):
 #   1. debian12's build, while the Debian 13 root is found (or made, first time: apt and dpkg);
 #   2. debian13's build and quick pass in the root, beside debian12's work that is not judged in
 #      real time: its quick pass (parallel already) and the session model without GStreamer;
-#   3. the real-time passes, one lane after the other, one test at a time, nothing beside them:
-#      engine, devices on PulseAudio and on PipeWire, the CLI (with the room suites). Run side by
-#      side, the two lanes failed real-time expectations in both (levels, speech seconds, ERLE)
-#      that pass alone; a build beside them starves them too.
+#   3. one lane's engine pass beside the other's CLI pass (with the room suites), then the other
+#      way round: their tests wait on real time far more than they compute (the CPU was 63-97 %
+#      idle with both running, vmstat every 5 s), and every thread that feeds the engine or the
+#      sound server is real-time (SCHED_RR), so each pass passed beside the other as it does alone;
+#   4. the device passes, one at a time, nothing beside them: their busy minute runs a CPU hog on
+#      both cores, which would starve the other lane's test processes (normal priority) too.
+# No build runs beside a real-time pass: it takes both cores for minutes, and starved them before
+# the feeders were real-time (levels, speech seconds, ERLE off).
 # The leak check rides on debian12's quick and engine passes (LEAKS=1: those passes run under
 # GStreamer's leaks tracer and fail on a leak), not a third run of the same tests.
 # Pure-Swift suites (ClassroomAudioTests, the standalone session package) behave the same on both
 # and run in debian12 only; everything touching GStreamer runs in both.
 #
-# Output comes as it runs, but for debian13's build and quick pass (beside debian12's), which go to
-# out/lanes/debian13-*.log and are printed after them. The end is a table: lane, pass, result, minutes, and Swift Testing's count line.
+# Output comes as it runs for the pass on the left of each pair; the pass beside it goes to
+# out/lanes/LANE-PASS.log and is printed after it. The end is a table: lane, pass, result,
+# minutes, and Swift Testing's count line.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,10 +48,15 @@ case "$native" in
   *) native_lane=${native:-native} ;;
 esac
 lanes=("$native_lane")
-if [[ ${1:-native} == all && $native_lane == debian12 ]]; then
+# The root's commands as root: directly, or through sudo as scripts/setup.sh does.
+as_root=()
+if [[ ${1:-all} != native && $native_lane == debian12 ]]; then
   if [[ $(id -u) -ne 0 ]]; then
-    echo "test-lanes: the debian13 lane needs root (debootstrap, mounts, chroot); run 'make test LANES=all' as root, or 'make test' for this machine's lane only." >&2
-    exit 1
+    command -v sudo > /dev/null || {
+      echo "test-lanes: the debian13 lane needs root (debootstrap, mounts, chroot) and there is no sudo; run 'make test' as root, or 'make test LANES=native' for this machine's lane alone." >&2
+      exit 1
+    }
+    as_root=(sudo)
   fi
   lanes+=(debian13)
 fi
@@ -58,7 +65,7 @@ fi
 lane_make() {
   local lane=$1; shift
   if [[ $lane == debian13 && $native_lane != debian13 ]]; then
-    DEBIAN13_NETWORK=private bash scripts/debian13.sh run make --no-print-directory SCRATCH=.build-debian13 SWIFT=swift "$@"
+    "${as_root[@]}" env DEBIAN13_NETWORK=private bash scripts/debian13.sh run make --no-print-directory SCRATCH=.build-debian13 SWIFT=swift "$@"
   else
     make --no-print-directory SWIFT="$swift" "$@"
   fi
@@ -92,7 +99,7 @@ quiet() { step "$@" > /dev/null 2>&1; }
 two=${lanes[1]:-}
 # 1. This machine's build; the root beside it.
 if [[ -n $two ]]; then
-  ( from=$(date +%s); bash scripts/debian13.sh root > "$logs/debian13-root.log" 2>&1; s=$?
+  ( from=$(date +%s); "${as_root[@]}" bash scripts/debian13.sh root > "$logs/debian13-root.log" 2>&1; s=$?
     printf '%s\t%s\t%s\t%s\t%s\n' debian13 root "$([[ $s -eq 0 ]] && echo passed || echo FAILED)" $(( $(date +%s) - from )) \
       "$(tail -1 "$logs/debian13-root.log" | cut -c1-90)" >> "$logs/results"; exit $s ) &
   root_job=$!
@@ -121,13 +128,35 @@ if [[ -n ${build_job:-} ]]; then
   done
 fi
 
-# 3. The real-time passes, one lane after the other.
-step "$native_lane" engine test-engine LEAKS=1
-step "$native_lane" devices-pulseaudio test-devices-pulseaudio
-step "$native_lane" devices-pipewire test-devices-pipewire
-step "$native_lane" cli test-cli
+# beside LANE PASS TARGET -- LANE PASS TARGET: the first pass with its output as it comes, the
+# second at the same time into its log, printed when both are done; false if either failed.
+beside() {
+  local lane=$1 pass=$2 target=$3 other=$5 other_pass=$6 other_target=$7 status=0
+  # shellcheck disable=SC2086 # a target may carry VAR=VALUE words (LEAKS=1)
+  quiet "$other" "$other_pass" $other_target &
+  local job=$!
+  step "$lane" "$pass" $target || status=1
+  echo "==== [$other] waiting for its $other_pass pass, run beside [$lane] $pass ($(date +%H:%M:%S)) ===="
+  wait "$job" || status=1
+  echo "==== [$other] $other_pass (from $logs/$other-$other_pass.log) ===="
+  cat "$logs/$other-$other_pass.log"
+  return "$status"
+}
+
+# 3. The real-time passes. With two lanes, each one's engine beside the other's CLI, then the
+#    device passes one at a time; with one, one pass at a time.
 if [[ -n $two ]] && grep -q $'^debian13\tbuild\tpassed' "$logs/results"; then
-  for pass in engine devices-pulseaudio devices-pipewire cli; do step debian13 "$pass" "test-$pass"; done
+  beside "$native_lane" engine "test-engine LEAKS=1" -- debian13 cli test-cli
+  beside "$native_lane" cli test-cli -- debian13 engine test-engine
+  for lane in "$native_lane" debian13; do
+    step "$lane" devices-pulseaudio test-devices-pulseaudio
+    step "$lane" devices-pipewire test-devices-pipewire
+  done
+else
+  step "$native_lane" engine test-engine LEAKS=1
+  step "$native_lane" devices-pulseaudio test-devices-pulseaudio
+  step "$native_lane" devices-pipewire test-devices-pipewire
+  step "$native_lane" cli test-cli
 fi
 
 echo
