@@ -12,9 +12,9 @@
 #   scripts/test-lanes.sh all       both lanes on Debian 12 (make test LANES=all: 33 minutes)
 #
 # The debian13 lane is not in `make test` yet: both lanes fit the 40 minutes and passed together
-# once, but its engine pass failed 2 of 7 runs on one case, a truncated MP4 that did not reach
-# PAUSED nor fail within 10 s (ReliabilityTests; 0 of 8 alone, gst-launch errors in 25 ms on
-# 1.26.2 12 of 12). It joins the default when that hang is found (README, "Platforms").
+# once, but its engine pass failed 1 of 5 runs (and once before) on one case, a truncated MP4
+# that neither failed nor reached PAUSED within 10 s (ReliabilityTests; 0 of 8 alone, gst-launch
+# errors in 25 ms on 1.26.2 12 of 12). It joins the default when that hang is found (README).
 #
 # How two lanes share 2 cores (measured; README, "Platforms"):
 #   1. debian12's build, while the Debian 13 root is found (or made, first time: apt and dpkg);
