@@ -99,6 +99,10 @@ enter() {
   for name in CI TERM SWIFT_TEST_ARGS GST_DEBUG CLASSROOM_AUDIO_SOAK_SECONDS; do
     [[ -n ${!name:-} ]] && keep+=("$name=${!name}")
   done
+  # pip inside (the bench's PESQ venv) trusts what the machine trusts: behind a TLS-inspecting
+  # proxy the machine's bundle holds a CA that Debian 13's own lacks, and pip failed with
+  # "self-signed certificate in certificate chain".
+  [[ -r /etc/ssl/certs/ca-certificates.crt ]] && keep+=("PIP_CERT=/run/host/etc/ssl/certs/ca-certificates.crt")
   exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
     PATH="$swift_dir/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
     CLASSROOM_AUDIO_JANUS_ROOT=/run/host CLASSROOM_AUDIO_LANE=debian13 "${keep[@]}" \
