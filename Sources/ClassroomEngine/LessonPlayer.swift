@@ -104,8 +104,7 @@ public final class LessonPlayer: Sendable {
 
     private func change(to state: State) throws(EngineError) {
         do {
-            let failed = { [firstFailure] in firstFailure.current != nil }
-            try pipeline.setState(state, waitingUpTo: Self.openTimeout, unless: failed)
+            try pipeline.setState(state, waitingUpTo: Self.openTimeout, unless: { failed() })
         } catch {
             // The reason (file not found, no decoder …) is on the bus; give it a moment to arrive.
             _ = firstFailure.wait(upTo: .milliseconds(500))
@@ -113,6 +112,21 @@ public final class LessonPlayer: Sendable {
             throw failureError ?? .lessonUnplayable(.other, detail: error.description)
         }
         if let failure = failureError { throw failure }
+    }
+
+    /// True once the lesson has failed: an error arrived, or a demuxer stopped before it exposed a
+    /// stream and no error came (decodebin dropped it, WORKAROUNDS §32), which stands for that error.
+    private func failed() -> Bool {
+        if firstFailure.current != nil { return true }
+        guard let stalled = StalledDemuxer.find(in: pipeline) else { return false }
+        // Its error, when decodebin passed it on, is on its way: the bus's moment, then stand in for it.
+        guard firstFailure.wait(upTo: .milliseconds(500)) == nil else { return true }
+        let failure = stalled.failure(uri: uri)
+        logger.error("lesson failed: \(failure.detail)", metadata: ["problem": "\(failure.problem.rawValue)",
+                                                                  "debug": "no error reached the bus: decodebin dropped it (WORKAROUNDS §32)"])
+        firstFailure.record(failure)
+        observers.notify(.failed(failure.detail))
+        return true
     }
 
     /// The first failure as an error; a missing decoder names the codec (decodebin says it in a warning).

@@ -64,6 +64,15 @@ public class Bin: Element {
         return result
     }
 
+    /// Every element inside, bins inside bins included (an autoplugging bin's elements), parents
+    /// before their children.
+    public var descendants: [Element] {
+        children.flatMap { child -> [Element] in
+            guard g_type_is_a(cgst_object_type(child.gstObject), gst_bin_get_type()) != 0 else { return [child] }
+            return [child] + Bin(retaining: child.gstObject).descendants
+        }
+    }
+
     /// Recomputes and redistributes the latency; call on every LATENCY message (wraps `gst_bin_recalculate_latency`).
     ///
     /// The echo probe stays inert after being (re)inserted until this runs.

@@ -13,6 +13,14 @@ public class Element: Object {
         return String(cString: name)
     }
 
+    /// The element's class from its factory, e.g. "Codec/Demuxer"; empty for an element made
+    /// without a factory (wraps `gst_element_factory_get_metadata`).
+    public var klass: String {
+        guard let factory = gst_element_get_factory(gstElement),
+              let klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) else { return "" }
+        return String(cString: klass)
+    }
+
     // MARK: State
 
     /// Starts a state change (wraps `gst_element_set_state`); throws `stateChangeFailed` on FAILURE.

@@ -57,6 +57,26 @@ public class Pad: Object {
     /// `gst_pad_get_last_flow_return`): a branch whose sink failed says `.error` here.
     public var lastFlowError: FlowError? { FlowError(GstFlowReturnValue(gst_pad_get_last_flow_return(gstPad).rawValue)) }
 
+    /// Whether a pad's task runs (GstTaskState).
+    public enum TaskState: Sendable, Hashable {
+        /// Its function is being called over and over.
+        case started
+        /// It waits to be started again: its element stopped it (end of data, an error, a flush).
+        case paused
+        /// None, or stopped.
+        case stopped
+    }
+
+    /// The task that runs on the pad (a pull-mode demuxer's loop on its sink pad, a source's on
+    /// its source pad); `.stopped` when it has none (wraps `gst_pad_get_task_state`).
+    public var taskState: TaskState {
+        switch gst_pad_get_task_state(gstPad) {
+        case GST_TASK_STARTED: return .started
+        case GST_TASK_PAUSED: return .paused
+        default: return .stopped
+        }
+    }
+
     /// True while a blocking probe holds the pad (wraps `gst_pad_is_blocked`).
     public var isBlocked: Bool { gst_pad_is_blocked(gstPad) != 0 }
 

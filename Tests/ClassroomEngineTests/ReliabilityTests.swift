@@ -38,16 +38,8 @@ struct ReliabilityTests {
             try Data().write(to: file)
             return file.absoluteString
         }, expected: .unplayable(.notMedia, mentioning: "no data")),
-        LessonRow(name: "truncated MP4 (H.264/AAC, cut at 40 %)", make: { dir in
-            let file = dir.appendingPathComponent("truncated.mp4")
-            try render("""
-                videotestsrc num-buffers=30 ! video/x-raw,width=160,height=120,framerate=15/1 ! openh264enc ! h264parse ! mp4mux name=mux ! filesink location=\(file.path) \
-                audiotestsrc num-buffers=40 ! audio/x-raw,rate=48000 ! avenc_aac ! aacparse ! mux.
-                """)
-            let whole = try Data(contentsOf: file)
-            try whole.prefix(whole.count * 2 / 5).write(to: file)
-            return file.absoluteString
-        }, expected: .unplayable(.damaged, mentioning: "")),
+        LessonRow(name: "truncated MP4 (H.264/AAC, cut at 40 %)", make: { try truncatedMP4(in: $0).absoluteString },
+                  expected: .unplayable(.damaged, mentioning: "")),
         LessonRow(name: "corrupt header (first 64 bytes zeroed)", make: { dir in
             let file = dir.appendingPathComponent("corrupt.webm")
             var bytes = try Data(contentsOf: samplesURL.appendingPathComponent("lesson.webm"))
@@ -214,6 +206,18 @@ struct ReliabilityTests {
 
     static let samplesURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("samples")
+
+    /// An MP4 (H.264/AAC) cut at 40 %, before its `moov`: the demuxer finds no stream in it.
+    static func truncatedMP4(in dir: URL) throws -> URL {
+        let file = dir.appendingPathComponent("truncated.mp4")
+        try render("""
+            videotestsrc num-buffers=30 ! video/x-raw,width=160,height=120,framerate=15/1 ! openh264enc ! h264parse ! mp4mux name=mux ! filesink location=\(file.path) \
+            audiotestsrc num-buffers=40 ! audio/x-raw,rate=48000 ! avenc_aac ! aacparse ! mux.
+            """)
+        let whole = try Data(contentsOf: file)
+        try whole.prefix(whole.count * 2 / 5).write(to: file)
+        return file
+    }
 
     /// Runs a gst-launch description to its end (test media).
     static func render(_ description: String) throws {
