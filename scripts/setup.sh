@@ -52,6 +52,7 @@ packages=(
   python3-gi                          # scripts/room/room.py: its GStreamer pipeline (a latency fixed by timestamps)
   gir1.2-gstreamer-1.0                # … Gst for it
   gir1.2-gst-plugins-base-1.0         # … GstApp for it (appsrc/appsink)
+  gir1.2-gst-plugins-bad-1.0          # scripts/measure/webrtcbin-workarounds.py: GstWebRTC (WORKAROUNDS §26-27)
   python3-venv                        # scripts/python-venv.sh: .venv for the PyPI test tooling (make bench's PESQ-WB)
   python3-dev                         # … pesq builds its C extension
   gcc                                 # … with it

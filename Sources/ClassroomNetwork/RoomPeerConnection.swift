@@ -61,8 +61,9 @@ final class RoomPeerConnection: Sendable {
         let pipeline = sender.pipeline, counters = self.counters
         // The received chain joining or a jitter buffer moving changes the latency; the tail says its level.
         let messages = pipeline.bus.subscribe { message in counters.follow(message, in: pipeline) }
-        // webrtcbin's jitter buffers conceal nothing unless told (do-lost), and hold a fixed latency
-        // unless moved: the same control as an RTP peer's (AdaptiveJitterBuffer), made with the stream (WORKAROUNDS §27).
+        // webrtcbin's jitter buffers hold a fixed latency unless moved: the same control as an RTP
+        // peer's (AdaptiveJitterBuffer), made with the stream (WORKAROUNDS §27). do-lost is webrtcbin's
+        // own default (its rtpbin's, on 1.22 and 1.26); set here as on every peer, so a loss is always said.
         let jitterBuffers = rtpBin.onNewJitterBuffer { [weak self] element in
             guard let self else { return }
             do {
