@@ -3,9 +3,9 @@
 #   make demo    installs what is missing, builds, plays the sample lesson with its live feed, a
 #                microphone stand-in and a timeline (mic mid-lesson, a duck, disconnect)
 #   make test    installs what is missing, builds, runs every test (against private PulseAudio
-#                and PipeWire servers) and the leak check, on this machine's platform; with
-#                LANES=all on Debian 12 also in a Debian 13 root (scripts/debian13.sh), each lane
-#                reported on its own
+#                and PipeWire servers) and the leak check, on this machine's platform and, on
+#                Debian 12, in a Debian 13 root too (scripts/debian13.sh), each lane reported on
+#                its own; LANES=native for this machine's lane alone
 #   make bench   installs what is missing, builds classroom-bench in release mode, runs every
 #                measurement of DESIGN §7 (about 11 minutes) and writes docs/BENCHMARKS.md and
 #                docs/benchmarks.json
@@ -32,9 +32,10 @@ demo: build
 		--mic samples/student-mic.ogg --script samples/demo-timeline.json \
 		--fallback-wav out/demo.wav --uplink wav:out/demo-uplink.wav --events out/demo-events.jsonl --no-stdin
 
-# This machine's lane; LANES=all on Debian 12 adds the Debian 13 one in scripts/debian13.sh's
-# root (GStreamer 1.26, PipeWire 1.4), not yet the default: one hang on 1.26 is not found (README,
-# "Platforms"). scripts/test-lanes.sh says how lanes share the 2 cores and reports each on its own.
+# Both lanes: this machine's and, on Debian 12, the Debian 13 one in scripts/debian13.sh's root
+# (GStreamer 1.26, PipeWire 1.4); LANES=native runs this machine's alone. scripts/test-lanes.sh
+# says how the lanes share the 2 cores and reports each on its own.
+LANES ?= all
 test: setup
 	SWIFT="$(SWIFT)" bash scripts/test-lanes.sh $(LANES)
 

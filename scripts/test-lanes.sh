@@ -8,13 +8,8 @@
 # root (made once, cached; root, or sudo, for it). On a Debian 13 machine its own lane runs here;
 # the root is never needed.
 #
-#   scripts/test-lanes.sh           this machine's lane (make test, CI)
-#   scripts/test-lanes.sh all       both lanes on Debian 12 (make test LANES=all: 33 minutes)
-#
-# The debian13 lane is not in `make test` yet: both lanes fit the 40 minutes and passed together
-# once, but its engine pass failed 1 of 5 runs (and once before) on one case, a truncated MP4
-# that neither failed nor reached PAUSED within 10 s (ReliabilityTests; 0 of 8 alone, gst-launch
-# errors in 25 ms on 1.26.2 12 of 12). It joins the default when that hang is found (README).
+#   scripts/test-lanes.sh all       both lanes on Debian 12 (make test, CI: 33 minutes)
+#   scripts/test-lanes.sh native    this machine's lane alone (make test LANES=native)
 #
 # How two lanes share 2 cores (measured; README, "Platforms"):
 #   1. debian12's build, while the Debian 13 root is found (or made, first time: apt and dpkg);
@@ -53,13 +48,17 @@ case "$native" in
   trixie) native_lane=debian13 ;;
   *) native_lane=${native:-native} ;;
 esac
+case ${1:-all} in
+  all|native) ;;
+  *) echo "test-lanes: no such lane choice '$1'; LANES is 'all' (the default: every lane this machine can run) or 'native' (this machine's alone)." >&2; exit 2 ;;
+esac
 lanes=("$native_lane")
 # The root's commands as root: directly, or through sudo as scripts/setup.sh does.
 as_root=()
-if [[ ${1:-native} == all && $native_lane == debian12 ]]; then
+if [[ ${1:-all} == all && $native_lane == debian12 ]]; then
   if [[ $(id -u) -ne 0 ]]; then
     command -v sudo > /dev/null || {
-      echo "test-lanes: the debian13 lane needs root (debootstrap, mounts, chroot) and there is no sudo; run 'make test LANES=all' as root, or 'make test' for this machine's lane alone." >&2
+      echo "test-lanes: the debian13 lane needs root (debootstrap, mounts, chroot) and there is no sudo; run 'make test' as root, or 'make test LANES=native' for this machine's lane alone." >&2
       exit 1
     }
     as_root=(sudo)
