@@ -46,16 +46,25 @@ final class RealtimeThreads: Sendable {
                               metadata: ["thread": "\(owner)"])
             }
         case .left:
+            // libpulse's loop is no pooled thread: it carries every pulsesink of the process, and
+            // pulsesink 1.26 says LEAVE on it when one of them stops while the others play on.
+            guard !Self.onClientLoop() else { return }
             parameters.sched_priority = 0
             _ = pthread_setschedparam(pthread_self(), SCHED_OTHER, &parameters)
         }
     }
 
+    /// True on one of libpulse's threaded main loops.
+    private static func onClientLoop() -> Bool {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.hasPrefix(clientLoopName) ?? false
+    }
+
     /// libpulse's threaded main loops in this process ("threaded-ml": pulsesink's one shared loop,
-    /// each pulsesrc's own) carry the stream to and from the server, and GStreamer posts no stream
-    /// status for them: with the engine's threads real-time and these not, a busy minute still
-    /// underran 1 of 5 times on PulseAudio. Each is raised once it exists (a sink reaching READY
-    /// makes a new one), which a streaming thread entering its task comes after.
+    /// each pulsesrc's own) carry the stream to and from the server, and GStreamer 1.22 posts no
+    /// stream status for them (pulsesink 1.26 does, from its loop, as each sink starts and stops):
+    /// with the engine's threads real-time and these not, a busy minute still underran 1 of 5
+    /// times on PulseAudio. Each is raised once it exists (a sink reaching READY makes a new one),
+    /// which a streaming thread entering its task comes after.
     private func raiseClientLoops() {
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return }
         var parameters = sched_param()

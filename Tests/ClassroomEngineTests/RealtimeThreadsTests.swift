@@ -83,15 +83,35 @@ struct RealtimeThreadsTests {
         let engine = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
         try engine.start()
         defer { engine.stop() }
-        func loops() -> [(thread: String, policy: Int32)] {
-            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { task in
-                guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-                      name.hasPrefix(RealtimeThreads.clientLoopName), let thread = pid_t(task) else { return nil }
-                return (task, sched_getscheduler(thread))
-            }
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !Self.clientLoops().isEmpty && Self.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
+                "libpulse's threads: \(Self.clientLoops())")
+        print("FIGURE libpulse's threads on a sound-server output: \(Self.clientLoops())")
+    }
+
+    @Test("libpulse's loop, shared by every pulsesink of the process, stays real-time when one of them stops (pulsesink 1.26 says LEAVE on it)",
+          .enabled(if: EngineSupport.hasPulse))
+    func sharedClientLoopStaysRealtime() async throws {
+        let playing = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
+        try playing.start()
+        defer { playing.stop() }
+        let stopping = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
+        try stopping.start()
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !Self.clientLoops().isEmpty && Self.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
+                "libpulse's threads with two outputs: \(Self.clientLoops())")
+        stopping.stop()
+        // The stop's stream status comes from the loop a moment later; whatever it does is done by then.
+        try await Task.sleep(for: .milliseconds(500))
+        let after = Self.clientLoops()
+        print("FIGURE libpulse's threads after one of two outputs stopped: \(after)")
+        #expect(!after.isEmpty && after.allSatisfy { $0.policy == SCHED_RR }, "libpulse's threads while one output plays on: \(after)")
+    }
+
+    /// libpulse's loop threads in this process and their scheduling policies.
+    static func clientLoops() -> [(thread: String, policy: Int32)] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { task in
+            guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  name.hasPrefix(RealtimeThreads.clientLoopName), let thread = pid_t(task) else { return nil }
+            return (task, sched_getscheduler(thread))
         }
-        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !loops().isEmpty && loops().allSatisfy { $0.policy == SCHED_RR } },
-                "libpulse's threads: \(loops())")
-        print("FIGURE libpulse's threads on a sound-server output: \(loops())")
     }
 }
