@@ -104,7 +104,7 @@ extension AudioEngine {
                     // Only now does the server play the stream in real time, and it settles it from
                     // here: at 60 ms of latency an idle null sink underflowed 0.5 s after this, 6 s
                     // and more after the stream opened (2 of 5 player starts).
-                    outputBuffer.opened()
+                    outputBuffer.settling()
                     return true
                 }
             } else {

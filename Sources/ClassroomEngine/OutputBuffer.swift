@@ -77,11 +77,20 @@ public final class OutputBuffer: Sendable {
     /// Underruns reported since the engine was made (settling ones not counted).
     public var underruns: Int { state.withLock { $0.underruns } }
 
-    /// The engine (re)started the stream at `now`: underruns for a while are the server settling it.
+    /// The engine (re)started the stream at `now`: underruns for a while are the server settling
+    /// it, and a raise decided for the stream before is void (the teardown cancelled it).
     func opened(now: UInt64 = DispatchTime.now().uptimeNanoseconds) {
         state.withLock { state in
             state.settlingUntil = now + Self.settlingAfterStart.nanoseconds
-            state.pending = nil   // a raise the teardown cancelled
+            state.pending = nil
+        }
+    }
+
+    /// The server began to play the stream in real time at `now`, which it settles from there:
+    /// underruns for a while do not count. A raise on its way stays on its way.
+    func settling(from now: UInt64 = DispatchTime.now().uptimeNanoseconds) {
+        state.withLock { state in
+            state.settlingUntil = max(state.settlingUntil, now + Self.settlingAfterStart.nanoseconds)
         }
     }
 

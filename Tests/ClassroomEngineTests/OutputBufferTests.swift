@@ -44,6 +44,21 @@ struct OutputBufferTests {
         #expect(buffer.underrun(now: 7 * second + 1) == one)
     }
 
+    @Test("the server starting to play the stream restarts the settling but keeps a raise on its way; a reopen voids it")
+    func settlingKeepsARaise() {
+        let buffer = OutputBuffer(setting: .adaptive)
+        buffer.opened(now: 0)
+        #expect(buffer.underrun(now: 7 * second) == one)
+        buffer.settling(from: 7 * second)
+        #expect(buffer.underrun(now: 12 * second) == nil, "the server settles the stream from when it began to play")
+        #expect(buffer.underrun(now: 14 * second) == nil, "past the settling, the raise decided before is still on its way")
+        #expect(buffer.underruns == 1)
+        buffer.opened(now: 20 * second)
+        buffer.settling(from: 0)
+        #expect(buffer.underrun(now: 25 * second) == nil, "settling never shortens a wait already running")
+        #expect(buffer.underrun(now: 27 * second) == one, "a reopened stream has no raise on its way")
+    }
+
     @Test("fixed: the size never moves, and every stall past settling is counted once")
     func fixedHolds() {
         let buffer = OutputBuffer(setting: .fixed(.milliseconds(60)))
