@@ -65,8 +65,8 @@ extension PeerFeed {
             logger.debug("peer: \(pad.name) of \(description) plays")
         }) }
         if let decrypt, let key {
-            // srtpdec takes the first SSRC's key from its caps and asks for every other's: the same
-            // key for each, so a restarted sender (a new SSRC) is decrypted too; forged packets still fail.
+            // srtpdec asks (request-key) for the key of every SSRC its caps do not name (WORKAROUNDS §19):
+            // the same key for each, so a restarted sender (a new SSRC) is decrypted too; forged packets still fail.
             let answer = try Caps("application/x-srtp" + PeerFeed.srtpFields(key))
             tokens.withLock { $0.append(decrypt.onCapsRequest("request-key") { _ in answer }) }
             try countAuthenticationFailures(of: decrypt)

@@ -8,6 +8,7 @@ and compare the lines. Each experiment prints one line, `§N key=value ...`, wit
 Needs python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0, gstreamer1.0-plugins-good/bad.
 No sound server: the pulsesink entries are measured elsewhere (the entries say how).
 """
+import random
 import socket
 import sys
 import threading
@@ -215,6 +216,82 @@ def e18():
     print(f"§18 pt 111 into udpsrc caps without payload ! rtpjitterbuffer ! rtpopusdepay ! opusdec: {sum(got) / 2 / 2 / 48000:.2f} s decoded of 2.00 s sent")
 
 
+SRTP_KEY = bytes(range(1, 31))          # 16 bytes of AES-128 key and 14 of salt
+WRONG_KEY = bytes(range(101, 131))
+SRTP_PARAMS = "srtp-cipher=aes-128-icm,srtp-auth=hmac-sha1-80,srtcp-cipher=aes-128-icm,srtcp-auth=hmac-sha1-80"
+
+
+def srtp_packets(ssrc, key, packets):
+    """`packets` L16 RTP packets of one SSRC encrypted by srtpenc (its own key caps are not kept: only the bytes)."""
+    pipe = Gst.parse_launch(f"audiotestsrc num-buffers={packets} samplesperbuffer=480 ! audio/x-raw,format=S16BE,rate=48000,channels=1 "
+                            f"! rtpL16pay pt=96 ssrc={ssrc} ! srtpenc name=enc rtp-cipher=aes-128-icm rtp-auth=hmac-sha1-80 "
+                            "rtcp-cipher=aes-128-icm rtcp-auth=hmac-sha1-80 ! appsink name=sink sync=false")
+    pipe.get_by_name("enc").set_property("key", Gst.Buffer.new_wrapped(key))
+    sink = pipe.get_by_name("sink")
+    pipe.set_state(Gst.State.PLAYING)
+    out = []
+    for b in pull_all(sink, 2.0):  # appsink posts EOS only once emptied: pull until it says EOS
+        ok, info = b.map(Gst.MapFlags.READ)
+        out.append(bytes(info.data))
+        b.unmap(info)
+    pipe.set_state(Gst.State.NULL)
+    return out
+
+
+def e19():
+    """srtpdec with the key on its caps (no ssrc): packets of a second SSRC out, without and with a request-key answer."""
+    count = 50
+    caps = ("application/x-srtp,media=audio,clock-rate=48000,encoding-name=L16,channels=1,payload=96,"
+            f"srtp-key=(buffer){SRTP_KEY.hex()},{SRTP_PARAMS}")
+    first, second = 0x1111AAAA, 0x2222BBBB
+
+    def decrypt(packets, sink_caps, answer):
+        # appsrc stands for udpsrc: srtpdec sees only these caps, not the key srtpenc put on its own.
+        pipe = Gst.parse_launch(f'appsrc name=src format=time caps="{sink_caps}" ! srtpdec name=dec ! appsink name=sink sync=false')
+        dec, src, sink = pipe.get_by_name("dec"), pipe.get_by_name("src"), pipe.get_by_name("sink")
+        asked = []
+        if answer:
+            def request_key(element, ssrc):
+                asked.append(ssrc)
+                return Gst.Caps.from_string(caps)
+            dec.connect("request-key", request_key)
+        # Held at srtpdec until every packet is queued and Python holds none of them: srtpdec decrypts a
+        # shared (not writable) buffer into a copy and pushes the encrypted original on (seen here on 1.22).
+        pad = dec.get_static_pad("rtp_sink")
+        hold = pad.add_probe(Gst.PadProbeType.BLOCK | Gst.PadProbeType.BUFFER, lambda pad, info: Gst.PadProbeReturn.OK)
+        pipe.set_state(Gst.State.PLAYING)
+        for i, data in enumerate(packets):
+            b = Gst.Buffer.new_wrapped(data)
+            b.pts = i * 10 * MS
+            src.emit("push-buffer", b)
+        b = None
+        src.emit("end-of-stream")
+        pad.remove_probe(hold)
+        by_ssrc, encrypted = {first: 0, second: 0}, 0
+        for b in pull_all(sink, 5.0):  # until EOS
+            ok, info = b.map(Gst.MapFlags.READ)
+            ssrc = int.from_bytes(info.data[8:12], "big")
+            size = info.size
+            b.unmap(info)
+            if size == 12 + 2 * 480:  # decrypted: RTP header and payload, the 10-byte tag gone
+                by_ssrc[ssrc] = by_ssrc.get(ssrc, 0) + 1
+            else:
+                encrypted += 1
+        b = None
+        pipe.set_state(Gst.State.NULL)
+        return (f"first {by_ssrc[first]}, second {by_ssrc[second]} of {count}" + (f" (request-key asked {len(asked)}x)" if answer else "")
+                + (f" [{encrypted} out still encrypted]" if encrypted else ""))
+
+    out = []
+    for label, first_key in (("first sender same key", SRTP_KEY), ("first sender wrong key", WRONG_KEY)):
+        packets = srtp_packets(first, first_key, count) + srtp_packets(second, SRTP_KEY, count)
+        out.append(f"{label}: without request-key answer {decrypt(packets, caps, False)}; with it {decrypt(packets, caps, True)}")
+    # Control: the same caps with the first sender's ssrc, which srtpdec does read its key from.
+    packets = srtp_packets(first, SRTP_KEY, count) + srtp_packets(second, SRTP_KEY, count)
+    out.append(f"control, caps with ssrc={first} and no answer: {decrypt(packets, caps + f',ssrc=(uint){first}', False)}")
+    print("§19 srtpdec, key on its sink caps without ssrc, packets out per SSRC: " + "; ".join(out))
+
+
 def e20():
     """Every 10th of 201 packets dropped: how much does opusdec put out, with and without do-lost?"""
     out = []
@@ -247,6 +324,214 @@ def e22():
         pipe.set_state(Gst.State.NULL)
         out.append(f"use-inband-fec={fec}: min latency {minimum / MS:.1f} ms")
     print("§22 audiotestsrc is-live ! opusenc ! opusdec: " + "; ".join(out))
+
+
+def e23():
+    """A live audiomixer, 10 ms frames pushed contiguously in real time, then 30 ms of nothing and a frame
+    stamped at its own running time: where is that frame's first sample in the mix, with and without DISCONT?"""
+    out = []
+    for discont in (False, True):
+        pipe = Gst.parse_launch(f"appsrc name=src is-live=true format=time caps={CAPS} ! audiomixer name=m force-live=true "
+                                f"latency=40000000 output-buffer-duration=10000000 ! capsfilter caps={CAPS} ! appsink name=sink sync=false")
+        src, sink = pipe.get_by_name("src"), pipe.get_by_name("sink")
+        clock = Gst.SystemClock.obtain()
+        pipe.use_clock(clock)
+        pipe.set_start_time(Gst.CLOCK_TIME_NONE)  # the running time is clock - base from here on (§29)
+        base = clock.get_time()
+        pipe.set_base_time(base)
+        placed = []
+
+        def probe(pad, info):
+            buffer = info.get_buffer()
+            if placed:
+                return Gst.PadProbeReturn.OK
+            ok, mapped = buffer.map(Gst.MapFlags.READ)
+            data = mapped.data
+            for index in range(0, len(data), 2):
+                if int.from_bytes(data[index:index + 2], "little", signed=True) > 10000:
+                    segment = pad.get_sticky_event(Gst.EventType.SEGMENT, 0).parse_segment()
+                    running = segment.to_running_time(Gst.Format.TIME, buffer.pts)
+                    placed.append(running + Gst.util_uint64_scale(index // 2, Gst.SECOND, 48000))
+                    break
+            buffer.unmap(mapped)
+            return Gst.PadProbeReturn.OK
+
+        sink.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, probe)
+        pipe.set_state(Gst.State.PLAYING)
+
+        def now():
+            return clock.get_time() - base
+
+        def until(running):
+            delay = (running - now()) / Gst.SECOND
+            if delay > 0:
+                time.sleep(delay)
+
+        for i in range(100):  # 1 s of 10 ms frames, stamped contiguously and pushed on their own time
+            until(i * 10 * MS)
+            b = frame(0)
+            b.pts, b.duration = i * 10 * MS, 10 * MS
+            src.emit("push-buffer", b)
+        until(1030 * MS)  # 30 ms with nothing pushed
+        marker = Gst.Buffer.new_wrapped((20000).to_bytes(2, "little", signed=True) + bytes(2 * FRAME - 2))
+        stamped = now()
+        marker.pts, marker.duration = stamped, 10 * MS
+        if discont:
+            marker.set_flags(Gst.BufferFlags.DISCONT)
+        src.emit("push-buffer", marker)
+        for i in range(1, 31):
+            until(stamped + i * 10 * MS)
+            b = frame(0)
+            b.pts, b.duration = stamped + i * 10 * MS, 10 * MS
+            src.emit("push-buffer", b)
+        time.sleep(0.1)
+        pipe.set_state(Gst.State.NULL)
+        where = f"{(placed[0] - stamped) / MS:+.1f} ms" if placed else "not found"
+        out.append(f"{'with' if discont else 'without'} DISCONT: first sample placed {where} from its own running time")
+    print("§23 live audiomixer (alignment-threshold 40 ms), a frame stamped 30 ms after the previous one ended: " + "; ".join(out))
+
+
+VOICE = {"echo-cancel": True, "noise-suppression": True, "high-pass-filter": True, "gain-control": False}
+OFF = {"echo-cancel": False, "noise-suppression": False, "high-pass-filter": False, "gain-control": False}
+
+
+def switch_run(element, probe_types, switches, queries):
+    """The uplink's chain (a live appsrc fed every 10 ms ! … ! audiobuffersplit ! level ! `element` ! … ! sink; a fakesink
+    for the engine's appsink, which is pulled at once: an appsink nobody pulls blocks the stream on a full queue),
+    `switches` restarts of `element` through NULL from a `probe_types` probe on the framer's src pad, 50–60 ms apart,
+    latency queries crossing the chain meanwhile. Returns frames out after the switches (in 500 ms), the source
+    task's state and last flow, and on which threads the restarts ran."""
+    dsp = element == "webrtcdsp"
+    echo = (" audiotestsrc is-live=true wave=silence samplesperbuffer=480 ! audio/x-raw,format=S16LE,rate=48000,channels=1 "
+            "! webrtcechoprobe name=echo ! fakesink sync=true") if dsp else ""
+    pipe = Gst.parse_launch(f"appsrc name=src is-live=true format=time caps={CAPS} max-time=1000000000 max-bytes=0 leaky-type=downstream "
+                            f"! audioconvert ! audioresample ! capsfilter caps={CAPS} ! clocksync ts-offset=10000000 sync=true "
+                            "! audiobuffersplit name=split output-buffer-duration=1/100 alignment-threshold=5000000 discont-wait=0 "
+                            f"! level ! {element} name=dsp {'probe=echo' if dsp else ''} ! level ! volume "
+                            "! fakesink name=sink sync=false async=false" + echo)
+    src, split, target, sink = (pipe.get_by_name(n) for n in ("src", "split", "dsp", "sink"))
+    if dsp:
+        for key, value in VOICE.items():
+            target.set_property(key, value)
+    clock = Gst.SystemClock.obtain()
+    pipe.use_clock(clock)
+    pipe.set_start_time(Gst.CLOCK_TIME_NONE)
+    base = clock.get_time()
+    pipe.set_base_time(base)
+    frames = [0]
+    streaming = set()
+
+    def count(pad, info):
+        frames[0] += 1
+        return Gst.PadProbeReturn.OK
+
+    def note_thread(pad, info):
+        streaming.add(threading.get_ident())
+        return Gst.PadProbeReturn.OK
+
+    sink.get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, count)
+    split.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, note_thread)
+    pipe.set_state(Gst.State.PLAYING)
+    stop = threading.Event()
+    querier_id = [None]
+
+    def feeder():
+        i = 0
+        while not stop.is_set():
+            b = frame(3000)
+            b.pts, b.duration = i * 10 * MS, 10 * MS
+            src.emit("push-buffer", b)
+            i += 1
+            delay = ((i * 10 * MS) - (clock.get_time() - base)) / Gst.SECOND
+            if delay > 0:
+                time.sleep(delay)
+
+    def querier():  # what the engine does on every LATENCY message: a latency query up the chain
+        querier_id[0] = threading.get_ident()
+        while not stop.is_set():
+            pipe.recalculate_latency()
+            if queries > 0:
+                time.sleep(queries)
+
+    threads = [threading.Thread(target=feeder)] + ([threading.Thread(target=querier)] if queries is not None else [])
+    for t in threads:
+        t.start()
+    ran_on, failures, pending, switch_calls = [], [0], [None], []
+    caller = threading.get_ident()
+    pad = split.get_static_pad("src")
+    try:
+        time.sleep(0.2)
+        for cycle in range(switches):
+            time.sleep(0.05 + random.random() * 0.01)  # every phase against the 10 ms frames
+            settings = [OFF, VOICE][cycle % 2]
+            done = threading.Event()
+            calls = []
+
+            def restart(pad, info, settings=settings, done=done, calls=calls):
+                ran_on.append(threading.get_ident())
+                calls.append(1)
+                if target.set_state(Gst.State.NULL) == Gst.StateChangeReturn.FAILURE:
+                    failures[0] += 1
+                if dsp:
+                    for key, value in settings.items():
+                        target.set_property(key, value)
+                if not target.sync_state_with_parent():
+                    failures[0] += 1
+                done.set()
+                return Gst.PadProbeReturn.REMOVE
+
+            if pending[0] is not None:  # a later switch supersedes one still pending
+                if not pending[0][1].is_set():
+                    pad.remove_probe(pending[0][0])
+                pending[0] = None
+            probe = pad.add_probe(probe_types, restart)
+            if probe and not done.wait(0.1 if probe_types & Gst.PadProbeType.BUFFER else 2.0):
+                pending[0] = (probe, done)
+            switch_calls.append(calls)
+        after = frames[0]
+        time.sleep(0.5)
+        later = frames[0] - after
+        task = src.get_static_pad("src").get_task_state()
+        flow = src.get_static_pad("src").get_last_flow_return()
+        blocked = pad.is_blocked()
+        target_state = target.get_state(0)[1]
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        pipe.set_state(Gst.State.NULL)
+    where = {"caller": sum(1 for t in ran_on if t == caller), "query": sum(1 for t in ran_on if t == querier_id[0]),
+             "streaming": sum(1 for t in ran_on if t in streaming)}
+    where["twice"] = sum(1 for calls in switch_calls if len(calls) > 1)
+    where["blocked"] = blocked
+    where["state"] = target_state.value_nick
+    return after, later, task, flow, where, failures[0]
+
+
+def e25(runs=25, switches=40):
+    """Restarting an element through NULL from an IDLE|BLOCK probe (the old switch) against a BLOCK|BUFFER probe
+    (the streaming thread's), latency queries beside: in how many runs does the live source's task end paused?"""
+    elements = (["webrtcdsp"] if Gst.ElementFactory.find("webrtcdsp") else []) + ["audioconvert"]
+    kinds = [("IDLE|BLOCK", Gst.PadProbeType.BLOCKING),
+             ("BLOCK|BUFFER", Gst.PadProbeType.BLOCK | Gst.PadProbeType.BUFFER | Gst.PadProbeType.BUFFER_LIST)]
+    out = []
+    for element in elements:
+        for label, types in kinds:
+            stopped, paused, failed, flowing = 0, 0, 0, []
+            threads = {"caller": 0, "query": 0, "streaming": 0, "twice": 0}
+            for _ in range(runs):
+                after, later, task, flow, where, failures = switch_run(element, types, switches, queries=0.0005)
+                stopped += later == 0
+                paused += task == Gst.TaskState.PAUSED and flow == Gst.FlowReturn.FLUSHING
+                failed += failures
+                flowing.append(later)
+                for k in threads:
+                    threads[k] += where[k]
+            out.append(f"{element} from {label}: no frame in the 500 ms after the switches in {stopped} of {runs} runs, source task paused on 'flushing' in {paused} "
+                       f"(frames in the 500 ms after: {' '.join(map(str, flowing))}; restart callbacks on caller/query/streaming thread "
+                       f"{threads['caller']}/{threads['query']}/{threads['streaming']} for {runs * switches} switches, "
+                       f"{threads['twice']} switches ran it twice; failed restarts {failed})")
+    print(f"§25 {switches} restarts through NULL per run, latency queries beside: " + "; ".join(out))
 
 
 def e29(starts=100):
@@ -293,7 +578,8 @@ def e29(starts=100):
     print("§29 force-live audiomixer's first buffers before their deadline: " + "; ".join(out))
 
 
-EXPERIMENTS = {"§8": e8, "§9": e9, "§10": e10, "§15": e15, "§18": e18, "§20": e20, "§22": e22, "§29": e29}
+EXPERIMENTS = {"§8": e8, "§9": e9, "§10": e10, "§15": e15, "§18": e18, "§19": e19, "§20": e20, "§22": e22, "§23": e23,
+               "§25": e25, "§29": e29}
 
 if __name__ == "__main__":
     print(f"GStreamer {Gst.version_string()}")
