@@ -10,7 +10,6 @@ No sound server: the pulsesink entries are measured elsewhere (the entries say h
 """
 import random
 import socket
-import sys
 import threading
 import time
 
@@ -19,6 +18,8 @@ import gi
 gi.require_version("Gst", "1.0")
 gi.require_version("GstApp", "1.0")
 from gi.repository import Gst, GstApp  # noqa: E402,F401
+
+import experiments  # noqa: E402
 
 Gst.init(None)
 MS = Gst.MSECOND
@@ -582,10 +583,4 @@ EXPERIMENTS = {"§8": e8, "§9": e9, "§10": e10, "§15": e15, "§18": e18, "§1
                "§25": e25, "§29": e29}
 
 if __name__ == "__main__":
-    print(f"GStreamer {Gst.version_string()}")
-    for name in sys.argv[1:] or EXPERIMENTS:
-        try:
-            EXPERIMENTS[name]()
-        except Exception as error:  # one failed experiment must not hide the others
-            print(f"{name} failed: {error!r}")
-        sys.stdout.flush()
+    experiments.run(EXPERIMENTS)

@@ -49,6 +49,8 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
+import experiments  # noqa: E402
+
 Gst.init(None)
 MS = Gst.MSECOND
 RATE = 48000
@@ -348,10 +350,4 @@ def e14():
 EXPERIMENTS = {"§11": e11, "§14": e14}
 
 if __name__ == "__main__":
-    print(f"GStreamer {Gst.version_string()}")
-    for name in sys.argv[1:] or EXPERIMENTS:
-        try:
-            EXPERIMENTS[name]()
-        except Exception as error:  # one failed experiment must not hide the other
-            print(f"{name} failed: {error!r}")
-        sys.stdout.flush()
+    experiments.run(EXPERIMENTS)

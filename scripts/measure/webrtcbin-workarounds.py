@@ -11,7 +11,6 @@ Needs python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0, gir1.2-gst-
 machine's own addresses (measured on a machine with lo and one ethernet address; loopback-only not tried).
 """
 import re
-import sys
 import threading
 import time
 
@@ -22,6 +21,8 @@ gi.require_version("GstRtp", "1.0")
 gi.require_version("GstSdp", "1.0")
 gi.require_version("GstWebRTC", "1.0")
 from gi.repository import Gst, GstRtp, GstSdp, GstWebRTC  # noqa: E402,F401
+
+import experiments  # noqa: E402
 
 Gst.init(None)
 FILTER = "application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=111"
@@ -399,10 +400,4 @@ def e27c():
 EXPERIMENTS = {"§26a": e26a, "§26b": e26b, "§26c": e26c, "§27a": e27a, "§27b": e27b, "§27c": e27c}
 
 if __name__ == "__main__":
-    print(f"GStreamer {Gst.version_string()}")
-    for name in sys.argv[1:] or EXPERIMENTS:
-        try:
-            EXPERIMENTS[name]()
-        except Exception as error:  # one failed experiment must not hide the others
-            print(f"{name} failed: {error!r}")
-        sys.stdout.flush()
+    experiments.run(EXPERIMENTS)
