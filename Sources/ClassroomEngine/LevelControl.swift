@@ -30,6 +30,17 @@ struct LevelControl: Sendable {
         var levelWarmUp = 0.3
         /// How fast the noise floor may rise (dB per second); it falls at once.
         var floorRise = 1.0
+        /// A frame with this many zero samples in a row (1 ms) is not all signal: a gap's edge, or a pause
+        /// of zeros; no microphone's noise holds 1 ms of exact zeros. The floor is learned again from the
+        /// next frame without one. The room's microphone handed the DSP some frames, then 0.5 s of zeros,
+        /// then room noise the suppressor had not yet taken out (−46 to −50 dBFS for up to 1.5 s): a floor
+        /// lowered by the zeros, or started by the frame where the noise began, took that noise for a
+        /// talker and lifted it 0.5–4.4 dB for good (the noise row on AEC3: 11.5 dB, 17.1 without the control).
+        var zeroRun = 48
+        /// How long the gain stays put at the start, while the suppressor converges and the floor is first
+        /// learned (seconds of signal; AEC3 took 0.5–1.5 s). Later zeros do not restart it: a talker whose
+        /// pauses are zeros, as espeak-ng's, would never be lifted.
+        var floorWarmUp = 1.0
         /// The limiter keeps every sample at or below this (dBFS).
         var limit = -1.0
         /// How fast the limiter lets go (time constant, seconds).
@@ -48,6 +59,8 @@ struct LevelControl: Sendable {
     private var speechPower = 0.0
     /// The limiter's peak envelope, in samples of full scale 32768.
     private var envelope: Float = 0
+    /// Seconds of signal so far (counted up to `floorWarmUp`).
+    private var heard = 0.0
 
     init(settings: Settings = Settings()) { self.settings = settings }
 
@@ -56,20 +69,30 @@ struct LevelControl: Sendable {
     @discardableResult
     mutating func process(_ samples: UnsafeMutableBufferPointer<Int16>, adapt: Bool) -> Bool {
         guard !samples.isEmpty else { return false }
-        var sum = 0.0
-        for sample in samples { sum += Double(sample) * Double(sample) }
+        var sum = 0.0, zeros = 0, longestZeros = 0
+        for sample in samples {
+            sum += Double(sample) * Double(sample)
+            zeros = sample == 0 ? zeros + 1 : 0
+            longestZeros = max(longestZeros, zeros)
+        }
         let power = sum / Double(samples.count) / (32768.0 * 32768.0)
         let level = 10 * log10(max(power, 1e-10))
         let frameSeconds = Double(samples.count) / 48_000
-        let speech = classify(level, frameSeconds: frameSeconds)
+        let speech = classify(level, signal: longestZeros < settings.zeroRun, frameSeconds: frameSeconds)
         let before = gain
-        if speech && adapt { follow(power: power, frameSeconds: frameSeconds) }
+        if speech && adapt && heard >= settings.floorWarmUp { follow(power: power, frameSeconds: frameSeconds) }
         apply(to: samples, from: before, to: gain)
         return speech
     }
 
-    /// Tracks the noise floor (down at once, up slowly) and says whether `level` is speech.
-    private mutating func classify(_ level: Double, frameSeconds: Double) -> Bool {
+    /// Tracks the noise floor (from the first frame that is all signal: down at once, up slowly) and
+    /// says whether `level` is speech.
+    private mutating func classify(_ level: Double, signal: Bool, frameSeconds: Double) -> Bool {
+        guard signal else {
+            noiseFloor = nil
+            return false
+        }
+        heard = min(heard + frameSeconds, settings.floorWarmUp)
         let floor = noiseFloor ?? level
         noiseFloor = level < floor ? level : floor + settings.floorRise * frameSeconds
         return level >= settings.speechFloor && level >= floor + settings.speechAboveFloor
