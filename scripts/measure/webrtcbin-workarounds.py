@@ -2,15 +2,24 @@
 """Re-measures the webrtcbin behaviours behind docs/GSTREAMER-WORKAROUNDS.md §26 and §27 on whatever
 GStreamer this python3-gi loads: run it on Debian 12 (1.22) and in a Debian 13 root (1.26) and compare
 the lines. Each experiment prints one line, `§N key=value ...`, with what it saw. No network peer:
-offers are only created (§26), and §27b connects two webrtcbins to each other in this process.
+offers are only created (§26), and §27b/§27c connect two webrtcbins to each other in one process.
 
   python3 scripts/measure/webrtcbin-workarounds.py [§26a §26b §26c §27a §27b §27c]   (default: every experiment)
 
 Needs python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0, gir1.2-gst-plugins-bad-1.0
-(GstWebRTC-1.0.typelib), gstreamer1.0-plugins-good/bad, gstreamer1.0-nice. §27b/§27c's ICE runs over the
-machine's own addresses (measured on a machine with lo and one ethernet address; loopback-only not tried).
+(GstWebRTC-1.0.typelib), gstreamer1.0-plugins-good/bad, gstreamer1.0-nice. §27b/§27c's ICE needs real
+interfaces (libnice skips loopback) and never uses the machine's: a run that names either (the default does)
+goes on, whole, in a child of this script inside a network namespace made for it (a veth pair, 10.77.0.1/24
+and 10.77.0.2/24, both ends in it), deleted afterwards however the child ends. That needs root and iproute2
+(`ip netns`; in the Debian 13 root, scripts/debian13.sh makes the root the mount point `ip netns exec` needs).
+There each webrtcbin gathers 3 host candidates per veth address (UDP, TCP active, TCP passive): 6, and 7 on
+1.26, which also signals an empty end-of-candidates (9 and 10 before, over the machine's own interfaces).
 """
+import os
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -262,12 +271,76 @@ def GObjectSignals(element):
     return names
 
 
+# Set in the child that runs inside the namespace: the namespace's name.
+NAMESPACE_VARIABLE = "WEBRTCBIN_WORKAROUNDS_NETNS"
+NAMESPACE_PREFIX = "webrtcbin-wa-"
+
+
+def ip(*arguments):
+    """Runs `ip ARGUMENTS`; raises with its stderr when it fails."""
+    done = subprocess.run(["ip", *arguments], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"ip {' '.join(arguments)}: {done.stderr.strip() or 'exit ' + str(done.returncode)}")
+
+
+class Namespace:
+    """A network namespace with a veth pair, 10.77.0.1/24 and 10.77.0.2/24, both ends in it, and lo up: the
+    only interfaces libnice finds there are the veth ends (it skips loopback). IPv6 addresses are left off
+    the veth (addrgenmode none), so the ICE candidates are on those two addresses only. Deleted on exit
+    from the `with` (the veth pair goes with it)."""
+
+    def __init__(self):
+        self.name = f"{NAMESPACE_PREFIX}{os.getpid()}"
+
+    def __enter__(self):
+        remove_stale_namespaces()
+        ip("netns", "add", self.name)
+        try:
+            steps = [("link", "set", "lo", "up"), ("link", "add", "wa0", "type", "veth", "peer", "name", "wa1")]
+            for end, address in (("wa0", "10.77.0.1/24"), ("wa1", "10.77.0.2/24")):
+                steps += [("link", "set", end, "addrgenmode", "none"), ("addr", "add", address, "dev", end),
+                          ("link", "set", end, "up")]
+            for step in steps:
+                ip("-n", self.name, *step)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *_):
+        ip("netns", "del", self.name)
+
+
+def remove_stale_namespaces():
+    """Deletes this script's namespaces whose process is gone (one killed with SIGKILL could not)."""
+    listed = subprocess.run(["ip", "netns", "list"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    for name in re.findall(rf"^({re.escape(NAMESPACE_PREFIX)}(\d+))\b", listed, re.M):
+        if not os.path.exists(f"/proc/{name[1]}"):
+            subprocess.run(["ip", "netns", "del", name[0]], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def run_in_namespace():
+    """Runs this script again, with the same arguments, under `ip netns exec` in a Namespace; returns its exit
+    status. The whole run, not the ICE experiments alone, so they run in one process after the others as
+    before: the process's first offer pays one-time costs (§26a's first create-offer takes 0.3-0.5 s),
+    which a fresh process would add to §27b's times."""
+    with Namespace() as namespace:
+        command = ["ip", "netns", "exec", namespace.name, sys.executable, os.path.abspath(__file__), *sys.argv[1:]]
+        return subprocess.run(command, env=dict(os.environ, **{NAMESPACE_VARIABLE: namespace.name})).returncode
+
+
+def exit_on_signal(number, _frame):
+    """SIGTERM/SIGHUP end the script as Ctrl-C does: through the `with`, so the namespace is deleted."""
+    sys.exit(128 + number)
+
+
 def pair(latency=123, do_lost=None, drop_every=0, decode=False, seconds=0.3):
-    """Two webrtcbins joined in this process, offer/answer and ICE candidates handed over directly: a sends
-    Opus (SOURCE, linked), b receives (latency=`latency`). do_lost: set on each jitter buffer in b's rtpbin
-    new-jitterbuffer handler (None: left as webrtcbin makes it). drop_every: every Nth RTP packet dropped
-    before a's webrtcbin (the seqnums keep the gap). decode: b's audio goes through rtpopusdepay ! opusdec
-    plc=true and runs `seconds` after its first buffer. Returns what it saw."""
+    """Two webrtcbins joined in this process (which runs in a Namespace: see run_in_namespace), offer/answer
+    and ICE candidates handed over directly: a sends Opus (SOURCE, linked), b receives (latency=`latency`).
+    do_lost: set on each jitter buffer in b's rtpbin new-jitterbuffer handler (None: left as webrtcbin makes
+    it). drop_every: every Nth RTP packet dropped before a's webrtcbin (the seqnums keep the gap). decode: b's
+    audio goes through rtpopusdepay ! opusdec plc=true and runs `seconds` after its first buffer. Returns what
+    it saw."""
     pipe = Gst.parse_launch(SOURCE + f" ! webrtcbin name=a bundle-policy=max-bundle webrtcbin name=b bundle-policy=max-bundle latency={latency}")
     pipe.get_by_name("filter").set_property("caps", Gst.Caps.from_string(FILTER + PARAMS))
     a, b, filt = pipe.get_by_name("a"), pipe.get_by_name("b"), pipe.get_by_name("filter")
@@ -398,6 +471,18 @@ def e27c():
 
 
 EXPERIMENTS = {"§26a": e26a, "§26b": e26b, "§26c": e26c, "§27a": e27a, "§27b": e27b, "§27c": e27c}
+# The experiments that connect two webrtcbins with ICE (through pair()): they run in a Namespace.
+ICE_EXPERIMENTS = {"§27b", "§27c"}
 
 if __name__ == "__main__":
+    if not os.environ.get(NAMESPACE_VARIABLE) and ICE_EXPERIMENTS & set(sys.argv[1:] or EXPERIMENTS):
+        signal.signal(signal.SIGTERM, exit_on_signal)
+        signal.signal(signal.SIGHUP, exit_on_signal)
+        try:
+            sys.exit(run_in_namespace())
+        except (RuntimeError, OSError) as error:  # not root, no iproute2
+            sys.exit(f"{', '.join(sorted(ICE_EXPERIMENTS))} run in a network namespace of their own, and making or "
+                     f"deleting it failed: {error}. Run as root, or name only the other experiments.")
+        except KeyboardInterrupt:  # the namespace is deleted already (the `with`)
+            sys.exit(130)
     experiments.run(EXPERIMENTS)
