@@ -11,13 +11,15 @@ public final class FirstFailure<Value: Sendable>: Sendable {
     /// Nothing recorded yet.
     public init() {}
 
-    /// Keeps `value` when it is the first.
-    public func record(_ value: Value) {
+    /// Keeps `value` when it is the first; says whether it was.
+    @discardableResult
+    public func record(_ value: Value) -> Bool {
         let isFirst = first.withLock { current in
             defer { if current == nil { current = value } }
             return current == nil
         }
         if isFirst { arrived.signal() }
+        return isFirst
     }
 
     /// The first failure so far.

@@ -121,12 +121,20 @@ public final class LessonPlayer: Sendable {
         guard let stalled = StalledDemuxer.find(in: pipeline) else { return false }
         // Its error, when decodebin passed it on, is on its way: the bus's moment, then stand in for it.
         guard firstFailure.wait(upTo: .milliseconds(500)) == nil else { return true }
-        let failure = stalled.failure(uri: uri)
-        logger.error("lesson failed: \(failure.detail)", metadata: ["problem": "\(failure.problem.rawValue)",
-                                                                  "debug": "no error reached the bus: decodebin dropped it (WORKAROUNDS §32)"])
-        firstFailure.record(failure)
-        observers.notify(.failed(failure.detail))
+        report(stalled.failure(uri: uri), debug: "no error reached the bus: decodebin dropped it (WORKAROUNDS §32)")
         return true
+    }
+
+    /// Keeps `failure` when it is the first, logs it and tells the observers; a later one (an error
+    /// after the stand-in, or a second error) is logged only: a lesson fails once.
+    private func report(_ failure: (problem: LessonProblem, detail: String), debug: String) {
+        let metadata: Logger.Metadata = ["problem": "\(failure.problem.rawValue)", "debug": "\(debug)"]
+        guard firstFailure.record(failure) else {
+            logger.notice("lesson failed again: \(failure.detail)", metadata: metadata)
+            return
+        }
+        logger.error("lesson failed: \(failure.detail)", metadata: metadata)
+        observers.notify(.failed(failure.detail))
     }
 
     /// The first failure as an error; a missing decoder names the codec (decodebin says it in a warning).
@@ -218,24 +226,17 @@ public final class LessonPlayer: Sendable {
     }
 
     private func handle(_ message: Message) {
-        let event: Event
         switch message.view {
         case .endOfStream:
-            event = .ended
+            observers.notify(.ended)
         case .warning(let error, _) where error.message.hasPrefix("No decoder available"):
             missingDecoder.withLock { $0 = error.message }
-            return
         case .error(let error, let debug):
-            let problem = LessonProblem.classify(error)
             // Resource errors ("Resource not found.") do not say which: name the lesson.
-            let text = "\(error.message) [\(message.source ?? "lesson") on \(uri)]"
-            firstFailure.record((problem, text))
-            logger.error("lesson failed: \(text)", metadata: ["debug": "\(debug ?? "")", "problem": "\(problem.rawValue)"])
-            event = .failed(text)
+            report((LessonProblem.classify(error), "\(error.message) [\(message.source ?? "lesson") on \(uri)]"), debug: debug ?? "")
         default:
             return
         }
-        observers.notify(event)
     }
 
     deinit {

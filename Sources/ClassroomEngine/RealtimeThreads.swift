@@ -66,17 +66,23 @@ final class RealtimeThreads: Sendable {
     /// times on PulseAudio. Each is raised once it exists (a sink reaching READY makes a new one),
     /// which a streaming thread entering its task comes after.
     private func raiseClientLoops() {
-        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task") else { return }
         var parameters = sched_param()
         parameters.sched_priority = priority
-        for task in tasks {
-            guard let thread = pid_t(task), sched_getscheduler(thread) != SCHED_RR,
-                  let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-                  name.hasPrefix(RealtimeThreads.clientLoopName) else { continue }
-            _ = sched_setscheduler(thread, SCHED_RR, &parameters)
+        for loop in Self.clientLoops() where loop.policy != SCHED_RR {
+            _ = sched_setscheduler(loop.thread, SCHED_RR, &parameters)
         }
     }
 
     /// The name libpulse gives a threaded main loop's thread.
     static let clientLoopName = "threaded-ml"
+
+    /// This process's libpulse main-loop threads (/proc/self/task) and their scheduling policies.
+    static func clientLoops() -> [(thread: pid_t, policy: Int32)] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { task in
+            guard let thread = pid_t(task),
+                  let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
+                  name.hasPrefix(clientLoopName) else { return nil }
+            return (thread, sched_getscheduler(thread))
+        }
+    }
 }

@@ -83,9 +83,9 @@ struct RealtimeThreadsTests {
         let engine = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
         try engine.start()
         defer { engine.stop() }
-        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !Self.clientLoops().isEmpty && Self.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
-                "libpulse's threads: \(Self.clientLoops())")
-        print("FIGURE libpulse's threads on a sound-server output: \(Self.clientLoops())")
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !RealtimeThreads.clientLoops().isEmpty && RealtimeThreads.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
+                "libpulse's threads: \(RealtimeThreads.clientLoops())")
+        print("FIGURE libpulse's threads on a sound-server output: \(RealtimeThreads.clientLoops())")
     }
 
     @Test("libpulse's loop, shared by every pulsesink of the process, stays real-time when one of them stops (pulsesink 1.26 says LEAVE on it)",
@@ -96,22 +96,13 @@ struct RealtimeThreadsTests {
         defer { playing.stop() }
         let stopping = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
         try stopping.start()
-        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !Self.clientLoops().isEmpty && Self.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
-                "libpulse's threads with two outputs: \(Self.clientLoops())")
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !RealtimeThreads.clientLoops().isEmpty && RealtimeThreads.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
+                "libpulse's threads with two outputs: \(RealtimeThreads.clientLoops())")
         stopping.stop()
         // The stop's stream status comes from the loop a moment later; whatever it does is done by then.
         try await Task.sleep(for: .milliseconds(500))
-        let after = Self.clientLoops()
+        let after = RealtimeThreads.clientLoops()
         print("FIGURE libpulse's threads after one of two outputs stopped: \(after)")
         #expect(!after.isEmpty && after.allSatisfy { $0.policy == SCHED_RR }, "libpulse's threads while one output plays on: \(after)")
-    }
-
-    /// libpulse's loop threads in this process and their scheduling policies.
-    static func clientLoops() -> [(thread: String, policy: Int32)] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).compactMap { task in
-            guard let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8),
-                  name.hasPrefix(RealtimeThreads.clientLoopName), let thread = pid_t(task) else { return nil }
-            return (task, sched_getscheduler(thread))
-        }
     }
 }
