@@ -8,6 +8,7 @@ and compare the lines. Each experiment prints one line, `§N key=value ...`, wit
 Needs python3-gi, gir1.2-gstreamer-1.0, gir1.2-gst-plugins-base-1.0, gstreamer1.0-plugins-good/bad.
 No sound server: the pulsesink entries are measured elsewhere (the entries say how).
 """
+import os
 import random
 import socket
 import threading
@@ -201,6 +202,139 @@ def receive(port, caps, chain, seconds):
     return pipe, got
 
 
+FORCED = "source-first, 50 ms before the rest"
+
+
+def file_mic_connects(uri, order, cycles, idle=0.0, stop_at_silent=False):
+    """`cycles` connects of a file microphone's chain (as AudioEngine.makeUplink builds it, processing off) to a
+    fresh playing engine-like pipeline (after `idle` seconds of playing), started in `order`; returns (connects with no frame in 2 s, error messages, seconds, pipeline state after, connects made:
+    with `stop_at_silent`, it stops after the first silent one)."""
+    # The engine's output chain (AudioEngine.buildOutputChain with output .discard), its latency set, the system clock.
+    pipe = Gst.parse_launch("audiomixer name=mix force-live=true latency=20000000 output-buffer-duration=10000000 ignore-inactive-pads=true "
+                            "! capsfilter caps=audio/x-raw,format=S16LE,rate=48000,channels=2 ! volume ! level ! webrtcechoprobe name=probe "
+                            "! fakesink sync=true")
+    pipe.use_clock(Gst.SystemClock.obtain())
+    pipe.set_latency(80 * MS)
+    pipe.set_state(Gst.State.PLAYING)
+    wait_bus(pipe, Gst.MessageType.ASYNC_DONE, 5)
+    time.sleep(idle)  # the engine playing that long before the first connect
+    silent, errors, started = [], 0, time.monotonic()
+    for cycle in range(cycles):
+        decode = Gst.ElementFactory.make("uridecodebin")
+        decode.set_property("uri", uri)
+        body = [Gst.ElementFactory.make(f) for f in ("audioconvert", "audioresample", "capsfilter", "clocksync", "audiobuffersplit",
+                                                       "level", "webrtcdsp", "level", "volume", "appsink")]
+        body[2].set_property("caps", Gst.Caps.from_string(CAPS))
+        body[3].set_property("ts-offset", 10 * MS)
+        body[3].set_property("sync", True)
+        Gst.util_set_object_arg(body[4], "output-buffer-duration", "1/100")
+        body[4].set_property("alignment-threshold", 5 * MS)
+        body[4].set_property("discont-wait", 0)
+        dsp = body[6]
+        dsp.set_property("probe", "probe")
+        for name in ("echo-cancel", "noise-suppression", "gain-control", "high-pass-filter"):
+            dsp.set_property(name, False)
+        sink = body[-1]
+        sink.set_property("caps", Gst.Caps.from_string(CAPS))
+        for name, value in (("max-buffers", 100), ("drop", True), ("sync", False), ("async", False), ("emit-signals", True)):
+            sink.set_property(name, value)
+        frames = [0]
+
+        def on_sample(s, frames=frames):
+            s.emit("pull-sample")
+            frames[0] += 1
+            return Gst.FlowReturn.OK
+        sink.connect("new-sample", on_sample)
+        elements = [decode] + body
+        for e in elements:
+            pipe.add(e)
+        for a, b in zip(body, body[1:]):
+            a.link(b)
+        first = body[0].get_static_pad("sink")
+
+        def pad_added(element, pad, first=first):
+            caps = pad.query_caps(None)
+            if caps.get_size() == 0 or not caps.get_structure(0).get_name().startswith("audio/") or first.is_linked():
+                return
+            # The file starts now: its timestamps shifted to the pipeline's running time.
+            clock = pipe.get_clock()
+            pad.set_offset(clock.get_time() - pipe.get_base_time() if clock else 0)
+            pad.link(first)
+        decode.connect("pad-added", pad_added)
+        for e in (list(reversed(elements)) if order == "sink-first" else elements):
+            e.sync_state_with_parent()
+            if e is decode and order == FORCED:
+                time.sleep(0.05)  # the race's window held open: does the decoder still stop for good, with no error?
+        deadline = time.monotonic() + 2.0
+        while frames[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        done = cycle + 1
+        if frames[0] == 0:
+            silent.append(cycle)
+            if os.environ.get("E16_VERBOSE"):
+                clock = pipe.get_clock()
+                print(f"    {order}: connect {cycle} silent at running time {(clock.get_time() - pipe.get_base_time()) / Gst.SECOND:.1f} s", flush=True)
+        while True:  # error messages from this connect (the entry: none was posted)
+            msg = pipe.get_bus().pop_filtered(Gst.MessageType.ERROR)
+            if msg is None:
+                break
+            errors += 1
+        # Torn down as tearDownMicrophone does: locked, NULL from the sink end, removed.
+        for e in elements:
+            e.set_locked_state(True)
+        for e in reversed(elements):
+            e.set_state(Gst.State.NULL)
+        for e in elements:
+            pipe.remove(e)
+        if silent and stop_at_silent:
+            break
+    _, state, _ = pipe.get_state(0)
+    pipe.set_state(Gst.State.NULL)
+    return silent, errors, time.monotonic() - started, state.value_nick, done
+
+
+def e16(cycles=int(os.environ.get("E16_CYCLES", "300"))):
+    """File microphone connects started source-first (flow order) or sink-first (the workaround), each row in a fresh
+    pipeline: in how many does no frame reach the chain's appsink within 2 s? For the test's 1 s WAV tone
+    (FileMicrophoneTests) and student-mic.ogg; and, to show what the race does when it happens, 20 source-first
+    connects with 50 ms between starting the decoder and the rest."""
+    import math
+    import struct
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="e16-", dir=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "out"))
+    wav = os.path.join(folder, "voice.wav")
+    tone = b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / 48000))) for i in range(48000))
+    with open(wav, "wb") as f:
+        f.write(b"RIFF" + struct.pack("<I", 36 + len(tone)) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 1, 48000, 96000, 2, 16)
+                + b"data" + struct.pack("<I", len(tone)) + tone)
+    ogg = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "student-mic.ogg"))
+    out = []
+    # A fresh pipeline every 25 connects and after each silent one: the ogg's segment ends at 5.94 s, and volume (a GstAudioFilter) clips
+    # webrtcdsp's output, restamped to running time, to it: nothing gets through once the running time passes the
+    # file's length (the last row; a wav's segment has no stop).
+    block = 25
+    for label, path in (("wav", wav), ("ogg", ogg)):
+        for order in ("source-first", "sink-first", FORCED):
+            rows = cycles if order != FORCED else min(cycles, 20)
+            silent, errors, seconds, states = [], 0, 0.0, set()
+            first = 0
+            while first < rows:  # a new pipeline after each silent connect too: 2 s more of running time each
+                s_, e_, t_, state, done = file_mic_connects(Gst.filename_to_uri(path), order, min(block, rows - first), stop_at_silent=True)
+                silent += [first + i for i in s_]
+                errors, seconds, first = errors + e_, seconds + t_, first + done
+                states.add(state)
+            out.append(f"{label} {order}: {len(silent)} of {rows} connects with no frame in 2 s"
+                       f"{' ' + str(silent) if silent and len(silent) < 20 else ''} ({errors} error messages, pipeline {'/'.join(states)} after, {seconds:.0f} s)")
+            print("  " + out[-1], flush=True)
+    for label, path in (("wav", wav), ("ogg", ogg)):
+        for idle in (1.0, 8.0):
+            silent, errors, seconds, state, _ = file_mic_connects(Gst.filename_to_uri(path), "sink-first", 3, idle=idle)
+            out.append(f"{label} sink-first connected {idle:.0f} s into a pipeline: {len(silent)} of 3 with no frame in 2 s")
+            print("  " + out[-1], flush=True)
+    os.remove(wav)
+    os.rmdir(folder)
+    print("§16 file microphone chain added to a playing pipeline: " + "; ".join(out))
+
 def e18():
     """udpsrc caps without payload, a sender on pt 111: does the jitter buffer pass it?"""
     port = free_port()
@@ -310,6 +444,97 @@ def e20():
         rx.set_state(Gst.State.NULL)
         out.append(f"{label}: {sum(got) / 4 / 48000:.2f} s out")
     print("§20 201 packets (4.02 s), every 10th dropped: " + "; ".join(out))
+
+
+def e21():
+    """Speech (samples/student-mic.ogg) through opusenc (20 ms, with and without inband FEC), every 10th packet
+    dropped before a do-lost jitter buffer: SNR of the lost packets' 20 ms (and of the packet after each) against
+    the same packets decoded without loss, for opusdec use-inband-fec=true and for PLC alone. As
+    OpusFECDecoderTests.lostSpeechRebuilt, with opusdec's own FEC decoding in place of OpusFECDecoder."""
+    import numpy
+    speech = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "samples", "student-mic.ogg")
+    out = []
+    for sender in ("inband-fec=true packet-loss-percentage=10", "inband-fec=false"):
+        # Real-time pacing (clocksync), so the jitter buffers declare losses as on a network.
+        pipe = Gst.parse_launch(
+            f"filesrc location={speech} ! oggdemux ! opusdec ! audioconvert ! audioresample ! audio/x-raw,rate=48000,channels=1 ! clocksync ! "
+            f"opusenc frame-size=20 audio-type=voice {sender} ! rtpopuspay ! tee name=t "
+            "t. ! queue ! rtpopusdepay ! opusdec ! appsink name=lossless "
+            "t. ! queue ! identity name=lossy-plc ! rtpjitterbuffer do-lost=true latency=60 ! rtpopusdepay ! opusdec plc=true ! appsink name=plc "
+            "t. ! queue ! identity name=lossy-fec ! rtpjitterbuffer do-lost=true latency=60 ! rtpopusdepay ! opusdec plc=true use-inband-fec=true ! appsink name=fec")
+        recordings = {}
+        lost = set()
+        packets = [0]
+        for name in ("lossless", "plc", "fec"):
+            sink = pipe.get_by_name(name)
+            sink.set_property("caps", Gst.Caps.from_string("audio/x-raw,format=S16LE,rate=48000,channels=1"))
+            sink.set_property("sync", False)
+            sink.set_property("emit-signals", True)
+            recording = recordings.setdefault(name, {})
+
+            def on_sample(sink, recording=recording):
+                buffer = sink.emit("pull-sample").get_buffer()
+                ok, info = buffer.map(Gst.MapFlags.READ)
+                recording[round(buffer.pts * 48000 / Gst.SECOND)] = numpy.frombuffer(bytes(info.data), dtype="<i2").astype(float)
+                buffer.unmap(info)
+                return Gst.FlowReturn.OK
+            sink.connect("new-sample", on_sample)
+        for name in ("lossy-plc", "lossy-fec"):
+            count = [0]
+
+            def probe(pad, info, count=count, name=name):
+                count[0] += 1
+                if name == "lossy-plc":
+                    packets[0] = count[0]
+                if count[0] % 10 == 0:
+                    lost.add(round(info.get_buffer().pts * 48000 / Gst.SECOND))
+                    return Gst.PadProbeReturn.DROP
+                return Gst.PadProbeReturn.OK
+            pipe.get_by_name(name).get_static_pad("sink").add_probe(Gst.PadProbeType.BUFFER, probe)
+        pipe.set_state(Gst.State.PLAYING)
+        msg = wait_bus(pipe, Gst.MessageType.EOS | Gst.MessageType.ERROR, 20)
+        pipe.set_state(Gst.State.NULL)
+        if msg is None or msg.type == Gst.MessageType.ERROR:
+            out.append(f"sender {sender}: pipeline {'error ' + str(msg.parse_error()[0].message) if msg else 'did not end in 20 s'}")
+            continue
+
+        def signal(recording):
+            end = max(k + len(v) for k, v in recording.items())
+            x = numpy.zeros(end)
+            for k, v in recording.items():
+                x[k:k + len(v)] = v
+            return x
+
+        ref = signal(recordings["lossless"])
+
+        # Placed by timestamp, a branch can sit a sample off the lossless one (each branch's first timestamp
+        # rounds on its own): shifted by the lag at which the two agree best, found over the whole stream.
+        lags = {}
+        for name in ("plc", "fec"):
+            x = signal(recordings[name])
+            n = min(len(x), len(ref)) - 2000
+            lags[name] = max(range(-960, 961), key=lambda lag: float(numpy.dot(ref[2000:n], x[2000 + lag:n + lag])))
+
+        def snr(name, starts):
+            x = signal(recordings[name])
+            lag = lags[name]
+            x = x[lag:] if lag >= 0 else numpy.concatenate([numpy.zeros(-lag), x])
+            n = min(len(x), len(ref))
+            e = d = 0.0
+            for first in starts:
+                r, y = ref[first:min(first + 960, n)], x[first:min(first + 960, n)]
+                e += float(numpy.sum(r * r))
+                d += float(numpy.sum((y - r) ** 2))
+            return 10 * numpy.log10(max(e, 1) / max(d, 1))
+
+        starts = sorted(lost)
+        after = [s + 960 for s in starts]
+        others = sorted(set(range(min(recordings["lossless"]), len(ref) - 960, 960)) - set(starts) - set(after))
+        out.append(f"sender {sender}: {len(starts)} of {packets[0]} packets lost (decodes shifted {lags['fec']} / {lags['plc']} samples to the lossless one); lost packets' SNR: use-inband-fec=true {snr('fec', starts):.1f} dB, "
+                   f"PLC alone {snr('plc', starts):.1f} dB; the packet after each: {snr('fec', after):.1f} / {snr('plc', after):.1f} dB; "
+                   f"the other packets: {snr('fec', others):.1f} / {snr('plc', others):.1f} dB")
+    print("§21 student-mic.ogg, opusenc frame-size=20 audio-type=voice, every 10th packet dropped before rtpjitterbuffer do-lost=true latency=60, "
+          "against the lossless decode: " + "; ".join(out))
 
 
 def e22():
@@ -579,7 +804,7 @@ def e29(starts=100):
     print("§29 force-live audiomixer's first buffers before their deadline: " + "; ".join(out))
 
 
-EXPERIMENTS = {"§8": e8, "§9": e9, "§10": e10, "§15": e15, "§18": e18, "§19": e19, "§20": e20, "§22": e22, "§23": e23,
+EXPERIMENTS = {"§8": e8, "§9": e9, "§10": e10, "§15": e15, "§16": e16, "§18": e18, "§19": e19, "§20": e20, "§21": e21, "§22": e22, "§23": e23,
                "§25": e25, "§29": e29}
 
 if __name__ == "__main__":
