@@ -111,6 +111,9 @@ extension AudioEngine {
                             sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens,
                             report: { [weak self] event in self?.eventObservers.notify(event) })
         if echoPathCompensation > .zero { try uplink.setEchoPathCompensation(echoPathCompensation) }
+        // webrtcdsp stamps its output with running time and passes the source's segment on: behind it
+        // a file's segment, which ends where the file does, made the mute drop every frame (WORKAROUNDS §33).
+        if let segment = try dsp.staticPad("src").addRunningTimeSegment() { uplink.keep(segment) }
         // webrtcdsp restamps its output with running time, which the compensation moved earlier.
         let frameToken = try sink.onNewSample { [weak uplink] sample in
             guard let buffer = sample.buffer, let uplink else { return }

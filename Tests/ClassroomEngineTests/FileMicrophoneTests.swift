@@ -33,4 +33,37 @@ struct FileMicrophoneTests {
         print("FIGURE file microphone: \(cycles - silent.count) of \(cycles) connects delivered frames; silent: \(silent)")
         #expect(silent.isEmpty, "connects that delivered no frame within 2 s: \(silent)")
     }
+
+    /// A file whose stream has an end (Ogg: its segment stops at the file's length) connected later
+    /// into the class than that length: webrtcdsp stamps its output with running time but passes the
+    /// file's segment on, so the uplink's mute (an audio filter, which clips to the segment) dropped
+    /// every frame (WORKAROUNDS §33). WAV files have no segment end, so the test above cannot see it.
+    @Test("a file microphone with an end (Ogg) connected after that much of the class delivers all of it")
+    func fileWithAnEndConnectedLateDelivers() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("file-mic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("voice.ogg")
+        // One second of a 440 Hz tone in Ogg/Opus.
+        let writer = try Pipeline.parse("audiotestsrc num-buffers=50 samplesperbuffer=960 freq=440 ! audio/x-raw,rate=48000,channels=1 "
+                                        + "! opusenc ! oggmux ! filesink location=\(file.path)")
+        let written = try writer.bus.waitForMessage(timeout: .seconds(10), after: { () throws(GStreamerError) in try writer.setState(.playing) }) { message in
+            switch message.view {
+            case .endOfStream, .error: return true
+            default: return false
+            }
+        }
+        _ = try? writer.setState(.null)
+        guard case .endOfStream = try #require(written).view else { Issue.record("the Ogg file was not written: \(String(describing: written?.view))"); return }
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        // The class has run longer than the file lasts.
+        try await Task.sleep(for: .milliseconds(1_500))
+        let uplink = try engine.connectMicrophone(.file(path: file.path), processing: .off) { _ in }
+        _ = await waitFor(timeout: .seconds(4)) { uplink.framesDelivered >= 95 }
+        print("FIGURE a 1 s Ogg file microphone connected 1.5 s into the class: \(uplink.framesDelivered) frames of 10 ms delivered")
+        #expect(uplink.framesDelivered >= 95)
+        engine.disconnectMicrophone()
+    }
 }
