@@ -252,13 +252,31 @@ final class Bystander: Sendable {
     static let level = -29.03
 
     /// A settled bystander: the engine has run 300 ms before the capture starts (the mixer restarts
-    /// its timestamps once in its first 20 ms — a start-up transient the continuity tests skip too).
+    /// its timestamps once in its first 20 ms — a start-up transient the continuity tests skip too),
+    /// and the teacher is heard at its level. Its pump is a pipeline of its own, which under CI's two
+    /// lanes started late enough that the 400 ms checked after an instant row began without it
+    /// (the teacher at −30.1 dBFS, 1.1 dB under its level, after "pushes after removal").
     static func make() async throws -> Bystander {
         let bystander = try Bystander()
         guard await OutputWarmUp.settle(bystander.engine) else { throw EngineTestFailure("the engine did not start running") }
         let capture = try OutputCapture(bystander.engine)
         bystander.capture.withLock { $0 = capture }
+        guard await bystander.teacherHeard(within: .seconds(5)) else {
+            throw EngineTestFailure("the teacher was not heard at \(level) dBFS within 5 s of the engine running")
+        }
         return bystander
+    }
+
+    /// Whether the last 100 ms captured hold the teacher at its level, looked at until `timeout`.
+    private func teacherHeard(within timeout: Duration) async -> Bool {
+        guard let capture = capture.withLock({ $0 }) else { return false }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let now = engine.runningTime, await capture.wait(until: now, timeout: .seconds(1)) else { continue }
+            if abs(capture.rms(in: now - .milliseconds(100)..<now) - Self.level) < 0.5 { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 
     private init() throws {
