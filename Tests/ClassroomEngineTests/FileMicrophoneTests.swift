@@ -13,8 +13,7 @@ struct FileMicrophoneTests {
 
     @Test("every connect of a file microphone delivers frames")
     func everyConnectDelivers() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("file-mic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("voice.wav")
         // One second of a 440 Hz tone.
@@ -40,8 +39,7 @@ struct FileMicrophoneTests {
     /// every frame (WORKAROUNDS §33). WAV files have no segment end, so the test above cannot see it.
     @Test("a file microphone with an end (Ogg) connected after that much of the class delivers all of it")
     func fileWithAnEndConnectedLateDelivers() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("file-mic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("voice.ogg")
         // One second of a 440 Hz tone in Ogg/Opus.
@@ -65,5 +63,12 @@ struct FileMicrophoneTests {
         print("FIGURE a 1 s Ogg file microphone connected 1.5 s into the class: \(uplink.framesDelivered) frames of 10 ms delivered")
         #expect(uplink.framesDelivered >= 95)
         engine.disconnectMicrophone()
+    }
+
+    /// A new folder of its own under the temporary directory, for one test's files.
+    private static func scratchFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("file-mic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 }

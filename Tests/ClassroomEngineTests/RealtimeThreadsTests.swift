@@ -83,7 +83,7 @@ struct RealtimeThreadsTests {
         let engine = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
         try engine.start()
         defer { engine.stop() }
-        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !RealtimeThreads.clientLoops().isEmpty && RealtimeThreads.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { Self.clientLoopsRealtime(RealtimeThreads.clientLoops()) },
                 "libpulse's threads: \(RealtimeThreads.clientLoops())")
         print("FIGURE libpulse's threads on a sound-server output: \(RealtimeThreads.clientLoops())")
     }
@@ -96,13 +96,18 @@ struct RealtimeThreadsTests {
         defer { playing.stop() }
         let stopping = try AudioEngine(output: .soundServer(device: nil), logger: EngineSupport.logger)
         try stopping.start()
-        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { !RealtimeThreads.clientLoops().isEmpty && RealtimeThreads.clientLoops().allSatisfy { $0.policy == SCHED_RR } },
+        #expect(await ClassroomEngineTests.waitFor(timeout: .seconds(5)) { Self.clientLoopsRealtime(RealtimeThreads.clientLoops()) },
                 "libpulse's threads with two outputs: \(RealtimeThreads.clientLoops())")
         stopping.stop()
         // The stop's stream status comes from the loop a moment later; whatever it does is done by then.
         try await Task.sleep(for: .milliseconds(500))
         let after = RealtimeThreads.clientLoops()
         print("FIGURE libpulse's threads after one of two outputs stopped: \(after)")
-        #expect(!after.isEmpty && after.allSatisfy { $0.policy == SCHED_RR }, "libpulse's threads while one output plays on: \(after)")
+        #expect(Self.clientLoopsRealtime(after), "libpulse's threads while one output plays on: \(after)")
+    }
+
+    /// There is a libpulse loop, and every one is SCHED_RR.
+    private static func clientLoopsRealtime(_ loops: [(thread: pid_t, policy: Int32)]) -> Bool {
+        !loops.isEmpty && loops.allSatisfy { $0.policy == SCHED_RR }
     }
 }
