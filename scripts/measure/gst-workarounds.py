@@ -509,16 +509,15 @@ def e21():
 
         # Placed by timestamp, a branch can sit a sample off the lossless one (each branch's first timestamp
         # rounds on its own): shifted by the lag at which the two agree best, found over the whole stream.
-        lags = {}
+        lags, aligned = {}, {}
         for name in ("plc", "fec"):
             x = signal(recordings[name])
             n = min(len(x), len(ref)) - 2000
-            lags[name] = max(range(-960, 961), key=lambda lag: float(numpy.dot(ref[2000:n], x[2000 + lag:n + lag])))
+            lag = lags[name] = max(range(-960, 961), key=lambda lag: float(numpy.dot(ref[2000:n], x[2000 + lag:n + lag])))
+            aligned[name] = x[lag:] if lag >= 0 else numpy.concatenate([numpy.zeros(-lag), x])
 
         def snr(name, starts):
-            x = signal(recordings[name])
-            lag = lags[name]
-            x = x[lag:] if lag >= 0 else numpy.concatenate([numpy.zeros(-lag), x])
+            x = aligned[name]
             n = min(len(x), len(ref))
             e = d = 0.0
             for first in starts:
