@@ -246,6 +246,8 @@ final class Bystander: Sendable {
     let controller: SessionController
     var engine: AudioEngine { controller.engine }
     private let lease: LeaseToken
+    /// The teacher's input: its re-anchors tell a stall of its own pump from a fault of the mix.
+    private let teacher: AudioInput
     private let pump: SignalPump
     private let capture = Locked<OutputCapture?>(nil)
     /// 20·log10(0.05/√2): the tone's RMS.
@@ -285,6 +287,7 @@ final class Bystander: Sendable {
         lease = try controller.session.lease(.rtcPlayback, owner: "rtc")
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let teacher = try controller.engine.addRTCInput(id: "rtc-teacher", format: format)
+        self.teacher = teacher
         pump = try SignalPump("audiotestsrc is-live=true wave=sine freq=1000 volume=0.05 samplesperbuffer=480", into: teacher, format: format)
     }
 
@@ -293,16 +296,47 @@ final class Bystander: Sendable {
     }
 
     /// The teacher is still heard at the same level, the output never broke, the engine plays.
+    ///
+    /// The level is judged over a window in which the teacher's own feed kept time. A feed that
+    /// arrives beyond the push tolerance is re-anchored (`timelineResyncs`), leaving the mix without
+    /// it for the length of the stall: that is the teacher's pump kept off the CPU (under CI's two
+    /// lanes: the 400 ms window read 1.35 dB under, long after the bystander had settled), not the
+    /// misbehaving feed's doing, so such a window is said and taken again (at most three times).
     func expectStillWorking(sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let now = try #require(engine.runningTime)
         let capture = try #require(capture.withLock { $0 }, sourceLocation: sourceLocation)
-        #expect(await capture.wait(until: now + .milliseconds(500)), sourceLocation: sourceLocation)
-        let heard = capture.rms(in: now + .milliseconds(100)..<now + .milliseconds(500))
+        var heard = -Double.infinity
+        var window = ""
+        for attempt in 1...Self.windows {
+            let resyncs = teacher.timelineResyncs
+            let now = try #require(engine.runningTime)
+            #expect(await capture.wait(until: now + .milliseconds(500)), sourceLocation: sourceLocation)
+            // A stall still under way when the capture got there shows once the teacher pushes again.
+            _ = await waitFor(timeout: .seconds(2)) { (teacher.arrivals.silence() ?? .zero) < .milliseconds(30) }
+            heard = capture.rms(in: now + .milliseconds(100)..<now + .milliseconds(500))
+            window = Self.slices(of: capture, from: now + .milliseconds(100))
+            let broke = teacher.timelineResyncs - resyncs
+            guard broke > 0 else { break }
+            print("BYSTANDER the teacher's own feed broke \(broke)× in window \(attempt) (its pump was kept off the CPU), heard \(heard) dBFS [\(window)]; \(attempt < Self.windows ? "taken again" : "no window left")")
+            if attempt == Self.windows { Issue.record("the teacher's own feed broke in all \(Self.windows) windows: the machine is too busy to judge", sourceLocation: sourceLocation) }
+        }
         let continuity = capture.continuity()
-        #expect(abs(heard - Self.level) < 0.5, "the teacher at \(heard) dBFS", sourceLocation: sourceLocation)
+        #expect(abs(heard - Self.level) < 0.5, "the teacher at \(heard) dBFS; per 20 ms: [\(window)]; its feed re-anchored \(teacher.timelineResyncs)× in all, \(teacher.droppedPushes) pushes dropped",
+                sourceLocation: sourceLocation)
         #expect(continuity.gaps == 0 && continuity.discontinuities == 0, "\(continuity)", sourceLocation: sourceLocation)
         #expect(engine.pipeline.state == .playing, sourceLocation: sourceLocation)
         #expect(!hasAlarm(.rtcAudioInterrupted, owner: "rtc-teacher"), sourceLocation: sourceLocation)
+    }
+
+    /// Windows a level check may take when the teacher's own feed broke in the one before.
+    static let windows = 3
+
+    /// The level of each 20 ms of the 400 ms window from `start`, in dBFS: where a shortfall lies.
+    private static func slices(of capture: OutputCapture, from start: ClockTime) -> String {
+        stride(from: 0, to: 400, by: 20).map { (offset: Int) -> String in
+            let from: ClockTime = start + .milliseconds(offset)
+            let level: Double = capture.rms(in: from..<from + .milliseconds(20))
+            return String(format: "%.1f", level)
+        }.joined(separator: " ")
     }
 
     func stop() {
