@@ -121,6 +121,10 @@ public final class AudioInput: Sendable {
     /// running time (a pause, or jitter beyond `pushTolerance`): each is a break in the mixed audio.
     public var timelineResyncs: Int { timeline.resyncCount }
 
+    /// How late the pushes without a timestamp arrived after the place kept for them: what the
+    /// mixer's wait has to cover for this feed.
+    public var lateness: PushLateness { timeline.lateness }
+
     /// The next push (without a timestamp) is placed at its arrival: the source changed its own
     /// delay on purpose (an adaptive jitter buffer), and the mix follows instead of absorbing it.
     public func reanchor() { timeline.restart() }

@@ -11,7 +11,7 @@ public final class PushTimeline: Sendable {
     let grid: ClockTime?
     /// Where the previous push ended, and whether `restart` came since (one lock: a push stamped
     /// before a concurrent restart never takes the restart's mark).
-    private let next = Mutex<(end: ClockTime?, restarted: Bool)>((nil, false))
+    private let next = Mutex<(end: ClockTime?, restarted: Bool, lateness: PushLateness)>((nil, false, PushLateness()))
     private let resyncs = Atomic<Int>(0)
 
     /// With `grid`, audio is anchored on the output grid of a live mixer fed in frames of that
@@ -35,11 +35,12 @@ public final class PushTimeline: Sendable {
             let pts: ClockTime
             if let expected = next.end, (expected > now ? expected - now : now - expected) <= tolerance {
                 pts = expected
+                next.lateness.add(now > expected ? now - expected : .zero)
             } else {
                 if next.end != nil { resyncs.add(1, ordering: .relaxed) }
                 if let grid, grid > .zero { pts = ClockTime(nanoseconds: now.nanoseconds / grid.nanoseconds * grid.nanoseconds) } else { pts = now }
             }
-            defer { next = (pts + duration, false) }
+            defer { next.end = pts + duration; next.restarted = false }
             return (pts, next.restarted)
         }
     }
@@ -56,7 +57,10 @@ public final class PushTimeline: Sendable {
 
     /// Starts over: the next push is placed at its arrival, deliberately (not counted as a break):
     /// a source that changed its own delay (an adaptive jitter buffer) is heard with the new one.
-    public func restart() { next.withLock { $0 = (nil, true) } }
+    public func restart() { next.withLock { $0.end = nil; $0.restarted = true } }
+
+    /// How late the pushes that continued the timeline arrived (an anchor is on time by definition).
+    public var lateness: PushLateness { next.withLock { $0.lateness } }
 
     /// How many pushes were re-anchored to the running time: each is a break in the audio.
     public var resyncCount: Int { resyncs.load(ordering: .relaxed) }

@@ -15,11 +15,16 @@ enum DeviceMouthToEarRows {
         let arrived: Int
         let missing: [Int]
         let jitterBufferMs: Double?
+        /// How late kiosk B's feed reached its mix (p99, the latest): what the mixer's wait covered.
+        let lateP99Ms: Double?
+        let lateMaxMs: Double?
         var median: Double { delays.median }
 
         enum CodingKeys: String, CodingKey {
             case delays, played, expected, arrived, missing
             case jitterBufferMs = "jitter_buffer_ms"
+            case lateP99Ms = "late_p99_ms"
+            case lateMaxMs = "late_max_ms"
         }
     }
 
@@ -106,8 +111,9 @@ enum DeviceMouthToEarRows {
                 let pass = allowance.flatMap { allowance in floorFigure.map { path.median <= $0 + allowance } }
                 let spread = "\(path.arrived) of \(path.played) bursts arrived (min \(formatted(path.delays.min() ?? .nan, "ms")), max \(formatted(path.delays.max() ?? .nan, "ms")))"
                 let jitter = path.jitterBufferMs.map { "; B's jitter buffer \(formatted($0, "ms")) at the end" } ?? ""
+                let late = path.lateP99Ms.map { p99 in "; B's feed reached its mix \(formatted(p99, "ms")) late at p99 (latest \(formatted(path.lateMaxMs ?? .nan, "ms"))) against the mixer's \(AudioEngine.Configuration().mixerLatency.milliseconds) ms wait" } ?? ""
                 return BenchmarkRow(measure: measure, value: path.median, unit: "ms", baseline: baseline, goal: goal, pass: pass, runs: path.arrived,
-                                    method: "\(rigMethod) \(method) \(spread)\(jitter).")
+                                    method: "\(rigMethod) \(method) \(spread)\(jitter)\(late).")
             case .failure(let error):
                 return .notMeasured(measure, unit: "ms", baseline: baseline, goal: goal, method: rigMethod + " " + method, error: error)
             }

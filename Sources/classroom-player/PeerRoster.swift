@@ -165,10 +165,11 @@ final class PeerRoster: Sendable {
     }
 
     /// One feed's figures: seconds pushed, where the mix had to break it (re-anchored or dropped
-    /// pushes), and the RTP packets it would not play (another sender or payload type).
+    /// pushes), how late its pushes came, and the RTP packets it would not play (another sender or payload type).
     private static func figures(_ feed: PeerFeed) -> [(String, JSON)] {
         [("seconds", .number(feed.secondsPushed)), ("resyncs", .number(Double(feed.input.timelineResyncs))),
          ("dropped", .number(Double(feed.input.droppedPushes))), ("rejected_packets", .number(Double(feed.rejectedPackets)))]
+            + feed.input.lateness.fields
             + (feed.jitterBufferDelay.map { [("jitter_buffer_ms", .number(Double($0.milliseconds))), ("jitter_buffer_changes", .number(Double(feed.jitterBufferChanges)))] } ?? [])
     }
 

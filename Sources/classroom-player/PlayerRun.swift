@@ -289,6 +289,7 @@ final class PlayerRun: Sendable {
         var fields = outcome.stoppedFields(output: settings.displayedOutput.description, failure: failure)
         if let snapshotter { fields.append(("snapshots", .number(Double(snapshotter.count)))) }
         fields += peers.totals
+        if let room { fields.append(("room", room.status)) }
         // How the lesson's audio kept time into the mix: a start-up loss in CI once left no other trace.
         if let lesson {
             fields += [("lesson_resyncs", .number(Double(lesson.timelineResyncs))), ("lesson_dropped_pushes", .number(Double(lesson.droppedPushes)))]

@@ -71,7 +71,7 @@ final class RoomPresence: Sendable {
                  ("receiving", .bool(reception.receiving)), ("level_db", .maybe(reception.level)),
                  ("seconds", .number(reception.seconds)), ("resyncs", .number(Double(room.input.timelineResyncs))),
                  ("dropped", .number(Double(room.input.droppedPushes))),
-                 ("jitter_buffer_ms", .maybe(reception.jitterBuffer.map { Double($0.milliseconds) }))])
+                 ("jitter_buffer_ms", .maybe(reception.jitterBuffer.map { Double($0.milliseconds) }))] + room.input.lateness.fields)
     }
 
     private static func json(_ participant: JanusRoom.Participant) -> JSON {

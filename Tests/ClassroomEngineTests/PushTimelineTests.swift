@@ -35,4 +35,21 @@ struct PushTimelineTests {
         #expect(second.pts == .milliseconds(125) && !second.restarted)
         #expect(timeline.resyncCount == 0)
     }
+
+    @Test("each push that continues the timeline counts how late it came after its place; anchors and early pushes count as on time")
+    func lateness() {
+        let timeline = PushTimeline(tolerance: .milliseconds(40))
+        #expect(timeline.lateness.percentile(0.99) == nil)
+        _ = timeline.stamp(now: .milliseconds(1_000), duration: frame)   // the anchor: not counted
+        _ = timeline.stamp(now: .milliseconds(1_008), duration: frame)   // 2 ms early (its place is 1010)
+        _ = timeline.stamp(now: .microseconds(1_034_500), duration: frame) // 14.5 ms late (1020)
+        _ = timeline.stamp(now: .milliseconds(1_033), duration: frame)   // 3 ms late (1030)
+        _ = timeline.stamp(now: .milliseconds(1_300), duration: frame)   // beyond the tolerance: re-anchored, not counted
+        let late = timeline.lateness
+        #expect(late.count == 3)
+        #expect(late.largest == .microseconds(14_500))
+        #expect(late.percentile(0.5) == .milliseconds(4))    // the middle push, 3 ms, to the ms above
+        #expect(late.percentile(0.99) == .milliseconds(15))
+        #expect(timeline.resyncCount == 1)
+    }
 }

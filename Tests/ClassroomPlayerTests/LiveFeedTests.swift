@@ -33,6 +33,10 @@ struct LiveFeedTests {
         #expect(abs(loudest - -17) < 1.0)                          // at its level (a mono feed goes to both channels)
         #expect(Double(windows.filter { $0 < -60 }.count) * 0.05 >= 3)   // and the silent lesson around it
         #expect(!Fixtures.events(events, named: "live-receiving").isEmpty)
+        // How late its pushes reached the mix: counted for every push that continued the feed, within the mixer's wait and a block.
+        let peer = (stopped?["peers"] as? [[String: Any]])?.first
+        #expect((peer?["late_p99_ms"] as? Int).map { (1...50).contains($0) } == true, "\(peer ?? [:])")
+        #expect((peer?["late_max_ms"] as? Double).map { $0 <= 50 } == true, "\(peer ?? [:])")
         let alarms = Fixtures.events(events, named: "alarm").filter { $0["number"] as? Int == 1025 }
         #expect(alarms.first?["owner"] as? String == "rtc-live-1", "\(Fixtures.events(events, named: "alarm"))")
     }

@@ -77,15 +77,27 @@ sleep 1
 paplay --latency-msec=10 -d mouth "$work/bursts.wav"
 sleep 1
 kill -INT "$recorder"; wait "$recorder" || true
+# A receiving kiosk is stopped (SIGINT) so that it writes its `stopped` event: how late its feed's
+# pushes reached the mix (late_p99_ms, late_max_ms: what the mixer's wait had to cover).
+if [[ $receiver == kiosk* ]]; then
+  kill -INT "${pids[0]}" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "${pids[0]}" 2>/dev/null || break; sleep 0.1; done
+fi
 # The receiving kiosk's jitter buffer when the bursts were heard (its last live-jitter-buffer event),
-# and its output's underruns and latency (its last output-underrun event; none: the start's).
+# its output's underruns and latency (its last output-underrun event; none: the start's), and its feed's lateness.
 extra=$(python3 -c 'import json, sys
 events = list(map(json.loads, open(sys.argv[1])))
 sizes = [e["ms"] for e in events if e.get("event") == "live-jitter-buffer"]
 underruns = [e for e in events if e.get("event") == "output-underrun"]
 started = [e for e in events if e.get("event") == "started"]
+stopped = [e for e in events if e.get("event") == "stopped"]
+feed = {}
+if stopped:
+    peers = stopped[-1].get("peers") or []
+    feed = peers[0] if peers else (stopped[-1].get("room") or {})
 print(json.dumps({"jitter_buffer_ms": sizes[-1] if sizes else None,
                   "output_underruns": underruns[-1]["underruns"] if underruns else 0,
-                  "output_latency_ms": underruns[-1]["latency_ms"] if underruns else (started[0].get("output_latency_ms") if started else None)}))' \
+                  "output_latency_ms": underruns[-1]["latency_ms"] if underruns else (started[0].get("output_latency_ms") if started else None),
+                  "late_p99_ms": feed.get("late_p99_ms"), "late_max_ms": feed.get("late_max_ms")}))' \
   "$work/b.jsonl" 2>/dev/null || echo '{}')
 python3 "$here/onsets.py" "$work/heard.wav" --bursts "$bursts" --extra "$extra"
