@@ -21,7 +21,12 @@ public final class AudioEngine: Sendable {
         /// and one CI run and cut mouth-to-ear 28 ms, but a second CI run's PulseAudio device pass
         /// failed (175 dropped pushes in 20 mic cycles, the level after a server restart 0.6 dB
         /// under its floor, twice): 40 ms until that is understood. At normal priority 20 ms gave a
-        /// dropout and 2 clicks in 20 mic cycles, and 10 ms dropped 327 pushes.
+        /// dropout and 2 clicks in 20 mic cycles, and 10 ms dropped 327 pushes. What is known: the
+        /// pushes do not need the wait (`AudioInput.lateness`: p99 1 ms through 20 mic cycles and 5
+        /// retargets, and for a peer kiosk to kiosk); at 20 ms one PulseAudio pass of two dropped
+        /// 174 pushes in those cycles with every push on time, and its capture held 325 output
+        /// buffers where passing runs held 236-245 (a mix catching up): the mixer was held by its
+        /// output, not kept waiting by its inputs. The CPU-hog minute failed there too (196 dropouts).
         public var mixerLatency: ClockTime = .milliseconds(40)
         /// How far a push without a timestamp may arrive from where the input's previous push ended
         /// and still continue it: as late as the mixer still takes it (its wait and the block it is
