@@ -25,8 +25,9 @@ public final class AudioEngine: Sendable {
         /// pushes do not need the wait (`AudioInput.lateness`: p99 1 ms through 20 mic cycles and 5
         /// retargets, and for a peer kiosk to kiosk); at 20 ms one PulseAudio pass of two dropped
         /// 174 pushes in those cycles with every push on time, and its capture held 325 output
-        /// buffers where passing runs held 236-245 (a mix catching up): the mixer was held by its
-        /// output, not kept waiting by its inputs. The CPU-hog minute failed there too (196 dropouts).
+        /// buffers where passing runs held 236-245: the mixer was held by its output (6 of 17 runs of
+        /// that suite; where logged, after an underrun's buffer raise reopened the sink, WORKAROUNDS
+        /// §28), not kept waiting by its inputs. The CPU-hog minute failed there too (196 dropouts).
         public var mixerLatency: ClockTime = .milliseconds(40)
         /// How far a push without a timestamp may arrive from where the input's previous push ended
         /// and still continue it: as late as the mixer still takes it (its wait and the block it is
