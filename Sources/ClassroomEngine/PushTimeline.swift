@@ -9,8 +9,8 @@ public final class PushTimeline: Sendable {
     let tolerance: ClockTime
     /// When set, an anchor falls on a multiple of it (the running time rounded down).
     let grid: ClockTime?
-    /// Where the previous push ended, and whether `restart` came since (one lock: a push stamped
-    /// before a concurrent restart never takes the restart's mark).
+    /// Where the previous push ended, whether `restart` came since (one lock: a push stamped
+    /// before a concurrent restart never takes the restart's mark), and how late pushes came.
     private let next = Mutex<(end: ClockTime?, restarted: Bool, lateness: PushLateness)>((nil, false, PushLateness()))
     private let resyncs = Atomic<Int>(0)
 
