@@ -22,6 +22,26 @@ enum EngineSupport {
         }
     }
 
+    /// A new folder of its own under the temporary directory, named from `prefix`, for one test's files.
+    static func scratchFolder(_ prefix: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Runs a gst-launch description to its end (test media); throws unless it ended with EOS within `timeout`.
+    static func render(_ description: String, timeout: ClockTime = .seconds(30)) throws {
+        let pipeline = try Pipeline.parse(description)
+        defer { _ = try? pipeline.setState(.null) }
+        let end = try pipeline.bus.waitForMessage(timeout: timeout, after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { message in
+            switch message.view {
+            case .endOfStream, .error: return true
+            default: return false
+            }
+        }
+        guard let end, case .endOfStream = end.view else { throw EngineTestFailure("rendering failed: \(description) (\(end.map { "\($0.view)" } ?? "no end within \(timeout)"))") }
+    }
+
     /// True when `make test` started a PulseAudio server for this run.
     static var hasPulse: Bool { ProcessInfo.processInfo.environment["CLASSROOM_AUDIO_PULSE"] == "1" }
 

@@ -13,7 +13,7 @@ struct FileMicrophoneTests {
 
     @Test("every connect of a file microphone delivers frames")
     func everyConnectDelivers() async throws {
-        let folder = try Self.scratchFolder()
+        let folder = try EngineSupport.scratchFolder("file-mic")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("voice.wav")
         // One second of a 440 Hz tone.
@@ -39,20 +39,12 @@ struct FileMicrophoneTests {
     /// every frame (WORKAROUNDS §33). WAV files have no segment end, so the test above cannot see it.
     @Test("a file microphone with an end (Ogg) connected after that much of the class delivers all of it")
     func fileWithAnEndConnectedLateDelivers() async throws {
-        let folder = try Self.scratchFolder()
+        let folder = try EngineSupport.scratchFolder("file-mic")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("voice.ogg")
         // One second of a 440 Hz tone in Ogg/Opus.
-        let writer = try Pipeline.parse("audiotestsrc num-buffers=50 samplesperbuffer=960 freq=440 ! audio/x-raw,rate=48000,channels=1 "
-                                        + "! opusenc ! oggmux ! filesink location=\(file.path)")
-        let written = try writer.bus.waitForMessage(timeout: .seconds(10), after: { () throws(GStreamerError) in try writer.setState(.playing) }) { message in
-            switch message.view {
-            case .endOfStream, .error: return true
-            default: return false
-            }
-        }
-        _ = try? writer.setState(.null)
-        guard case .endOfStream = try #require(written).view else { Issue.record("the Ogg file was not written: \(String(describing: written?.view))"); return }
+        try EngineSupport.render("audiotestsrc num-buffers=50 samplesperbuffer=960 freq=440 ! audio/x-raw,rate=48000,channels=1 "
+                                 + "! opusenc ! oggmux ! filesink location=\(file.path)", timeout: .seconds(10))
         let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
         try engine.start()
         defer { engine.stop() }
@@ -63,12 +55,5 @@ struct FileMicrophoneTests {
         print("FIGURE a 1 s Ogg file microphone connected 1.5 s into the class: \(uplink.framesDelivered) frames of 10 ms delivered")
         #expect(uplink.framesDelivered >= 95)
         engine.disconnectMicrophone()
-    }
-
-    /// A new folder of its own under the temporary directory, for one test's files.
-    private static func scratchFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("file-mic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return folder
     }
 }

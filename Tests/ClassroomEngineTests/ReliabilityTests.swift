@@ -51,12 +51,12 @@ struct ReliabilityTests {
                   expected: .plays(audio: true, video: false)),
         LessonRow(name: "video-only lesson", make: { dir in
             let file = dir.appendingPathComponent("video-only.webm")
-            try render("videotestsrc num-buffers=45 ! video/x-raw,width=160,height=120,framerate=15/1 ! vp8enc ! webmmux ! filesink location=\(file.path)")
+            try EngineSupport.render("videotestsrc num-buffers=45 ! video/x-raw,width=160,height=120,framerate=15/1 ! vp8enc ! webmmux ! filesink location=\(file.path)")
             return file.absoluteString
         }, expected: .plays(audio: false, video: true)),
         LessonRow(name: "unsupported codec (Matroska track 'A_ZZZZ')", make: { dir in
             let file = dir.appendingPathComponent("unknown-codec.mka")
-            try render("audiotestsrc num-buffers=100 ! opusenc ! matroskamux ! filesink location=\(file.path)")
+            try EngineSupport.render("audiotestsrc num-buffers=100 ! opusenc ! matroskamux ! filesink location=\(file.path)")
             // Same length, so every EBML size stays valid: only the codec id is unknown.
             var bytes = try Data(contentsOf: file)
             let range = try #require(bytes.range(of: Data("A_OPUS".utf8)))
@@ -78,8 +78,7 @@ struct ReliabilityTests {
 
     @Test("a bad lesson file gets a typed error with advice, a good odd one plays, and RTC keeps mixing", arguments: lessonRows)
     func lessonFile(_ row: LessonRow) async throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reliability-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let scratch = try EngineSupport.scratchFolder("reliability")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let uri = try row.make(scratch)
         let bystander = try await Bystander.make()
@@ -210,26 +209,13 @@ struct ReliabilityTests {
     /// An MP4 (H.264/AAC) cut at 40 %, before its `moov`: the demuxer finds no stream in it.
     static func truncatedMP4(in dir: URL) throws -> URL {
         let file = dir.appendingPathComponent("truncated.mp4")
-        try render("""
+        try EngineSupport.render("""
             videotestsrc num-buffers=30 ! video/x-raw,width=160,height=120,framerate=15/1 ! openh264enc ! h264parse ! mp4mux name=mux ! filesink location=\(file.path) \
             audiotestsrc num-buffers=40 ! audio/x-raw,rate=48000 ! avenc_aac ! aacparse ! mux.
             """)
         let whole = try Data(contentsOf: file)
         try whole.prefix(whole.count * 2 / 5).write(to: file)
         return file
-    }
-
-    /// Runs a gst-launch description to its end (test media).
-    static func render(_ description: String) throws {
-        let pipeline = try Pipeline.parse(description)
-        defer { _ = try? pipeline.setState(.null) }
-        let end = try pipeline.bus.waitForMessage(timeout: .seconds(30), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { message in
-            switch message.view {
-            case .endOfStream, .error: return true
-            default: return false
-            }
-        }
-        guard let end, case .endOfStream = end.view else { throw EngineTestFailure("rendering failed: \(description)") }
     }
 
     /// The process's resident set size in bytes (VmRSS).

@@ -11,8 +11,7 @@ struct StalledDemuxerTests {
 
     @Test("qtdemux on an MP4 cut before its moov stops with no stream, and is found")
     func truncatedMP4IsFound() throws {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("stalled-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let scratch = try EngineSupport.scratchFolder("stalled")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let file = try ReliabilityTests.truncatedMP4(in: scratch)
         let pipeline = try Pipeline.parse("filesrc location=\(file.path) ! qtdemux name=demux")
