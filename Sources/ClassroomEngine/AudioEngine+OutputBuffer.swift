@@ -47,17 +47,20 @@ extension AudioEngine {
     /// Reopens the sink with a `size` buffer and the pipeline latency that covers it, on the
     /// streaming thread with the mixer held: a sink taken to READY under a running mixer returned
     /// FLUSHING to it and the mix stopped for good (measured); held, the reopen cost 81 ms of
-    /// silence and the mix went on. Says so once done.
+    /// silence and the mix went on. A silent stream keeps the device busy from before the reopen
+    /// until the new stream has played a while (`DeviceKeeper`). Says so once done.
     private func raiseOutputBuffer(to size: ClockTime) {
         guard let pad = try? outputSink.staticPad("sink"), let upstream = pad.peer else {
             outputBuffer.raised(to: size, made: false)
             return
         }
+        let keeper = keepDeviceBusy(buffer: size)
         let probe = upstream.addProbe(.blockDownstream) { [weak self] info in
             guard let self, info.buffer != nil else { return .pass }
             let made = self.reopenOutput(buffer: size)
             self.outputBuffer.raised(to: size, made: made)
             self.underrunWatch.withLock { $0.reopening = nil }
+            self.release(keeper, after: Self.keeperOverlap)
             if made {
                 self.logger.notice("the output device underran: output buffer raised to \(size.milliseconds) ms, latency \(self.outputLatency.milliseconds) ms")
                 self.eventObservers.notify(.outputUnderrun(buffer: size, underruns: self.outputBuffer.underruns))
@@ -66,11 +69,58 @@ extension AudioEngine {
         }
         guard let probe else {
             outputBuffer.raised(to: size, made: false)
+            release(keeper, after: .zero)
             return
         }
         // Kept until it fires: a probe lives as long as its token.
         underrunWatch.withLock { $0.reopening = probe }
     }
+
+    /// Starts a silent stream on the device the output plays on, and waits (bounded) until the
+    /// server plays it. Without one a lone stream's reopen left a PulseAudio null sink idle and the
+    /// new stream was held 1.8 s, the mix with it (WORKAROUNDS §28). A keeper that does not play in
+    /// time is given up: the reopen goes ahead as before.
+    private func keepDeviceBusy(buffer size: ClockTime) -> DeviceKeeper? {
+        let device = currentOutputDevice ?? state.withLock { $0.outputDevice }
+        let keeper: DeviceKeeper
+        do {
+            keeper = try DeviceKeeper(device: device, buffer: size, mediaRole: configuration.mediaRole)
+        } catch {
+            logger.warning("the output reopens without a stream keeping its device busy: \(error)")
+            return nil
+        }
+        guard keeper.start(within: Self.keeperStart) else {
+            logger.warning("the output reopens without a stream keeping its device busy: the server did not play one within \(Self.keeperStart)",
+                           metadata: ["device": "\(device ?? "default")"])
+            return nil
+        }
+        let previous = underrunWatch.withLock { watch in
+            defer { watch.keeper = keeper }
+            return watch.keeper
+        }
+        previous?.stop()
+        // Never left playing: a probe that never fires (the engine stopped meanwhile) releases nothing.
+        release(keeper, after: Self.keeperLimit)
+        return keeper
+    }
+
+    /// Stops `keeper` `delay` from now unless it is gone already (the reopened stream is on the device by then).
+    private func release(_ keeper: DeviceKeeper?, after delay: ClockTime) {
+        guard let keeper else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay.milliseconds))) { [weak self] in
+            self?.underrunWatch.withLock { watch in
+                if watch.keeper === keeper { watch.keeper = nil }
+            }
+            keeper.stop()
+        }
+    }
+
+    /// How long a keeper may take to be played: on a device with a stream, a new one is played at once.
+    static let keeperStart = Duration.milliseconds(500)
+    /// How long the keeper stays after the reopen: the new stream connects within it, and fills.
+    static let keeperOverlap = ClockTime.seconds(1)
+    /// The most a keeper plays, whatever happens to the reopen.
+    static let keeperLimit = ClockTime.seconds(5)
 
     /// Takes the sink to READY, sets its buffer and the pipeline's latency, and lets it play again.
     /// False when the stream was not playing (corked, lost, being taken down) and nothing was touched.

@@ -86,8 +86,9 @@ public final class AudioEngine: Sendable {
     /// The output buffer's size, and how underruns move it.
     public let outputBuffer: OutputBuffer
     /// Hears the sound server's underruns (pulsesink logs them, nothing else says so; nil for other
-    /// outputs), and holds the probe that reopens the output with a larger buffer until it fires.
-    let underrunWatch: Mutex<(watch: DebugLogWatch?, reopening: PadProbe?)> = Mutex((nil, nil))
+    /// outputs); holds the probe that reopens the output with a larger buffer until it fires, and
+    /// the silent stream that keeps the device busy meanwhile.
+    let underrunWatch: Mutex<(watch: DebugLogWatch?, reopening: PadProbe?, keeper: DeviceKeeper?)> = Mutex((nil, nil, nil))
     /// Keeps the echo probe's latency answer installed.
     let lookahead: PadProbe?
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
@@ -266,7 +267,11 @@ public final class AudioEngine: Sendable {
     /// Sets the pipeline to NULL, output sink first: a sink on its way down holds the mixer in
     /// preroll, which deadlocked a teardown (WORKAROUNDS §4). The caller has closed the link.
     private func tearDown() {
-        underrunWatch.withLock { $0.reopening = nil }
+        let keeper = underrunWatch.withLock { watch in
+            defer { watch.reopening = nil; watch.keeper = nil }
+            return watch.keeper
+        }
+        keeper?.stop()
         outputSink.isStateLocked = true
         link.takingDown { _ = try? outputSink.setState(.null) }
         _ = try? pipeline.setState(.null)

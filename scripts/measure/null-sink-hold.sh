@@ -6,6 +6,7 @@
 #
 #   scripts/with-pipewire.sh bash scripts/measure/null-sink-hold.sh §17
 #   scripts/with-pulseaudio.sh bash scripts/measure/null-sink-hold.sh §28
+#   scripts/with-pulseaudio.sh bash scripts/measure/null-sink-hold.sh §28c
 #
 # §17: the idle sink's latency as `pactl list sinks` says it, then 0.5 s of live audio into it
 #      (gst-launch-1.0, wall clock, gst-launch's start included), and the same into a synced
@@ -15,6 +16,11 @@
 #      pipeline.set_latency), GST_DEBUG=pulse:4, "Got underflow" warnings counted; buffer-time
 #      200 ms (the default) at 40 ms latency, and 30 ms at 80 ms. Each run on its own fresh
 #      server is cleanest: run the script once per server for each.
+# §28c: the engine's raise of its output buffer, alone: a live tone through a live audiomixer
+#      (20 ms wait) into pulsesink (30 ms buffer); 4 s in, the sink is reopened with a 50 ms
+#      buffer under a blocking probe, as `AudioEngine.raiseOutputBuffer` does; printed: the longest
+#      wait between buffers at the sink after the reopen. Three ways: the stream alone on the
+#      device, with another (silent) stream on it, and with the device's monitor recorded.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -80,12 +86,64 @@ EOF
   rm -f "$log"
 }
 
+e28c_reopen() {
+  /usr/bin/python3 - "$1" <<'EOF'
+import sys, time
+import gi
+gi.require_version("Gst", "1.0")
+from gi.repository import Gst
+Gst.init(None)
+pipe = Gst.parse_launch("audiotestsrc is-live=true samplesperbuffer=480 wave=sine freq=440 "
+                        "! audio/x-raw,format=S16LE,rate=48000,channels=2 "
+                        "! audiomixer latency=20000000 output-buffer-duration=10000000 "
+                        "! pulsesink name=sink device=speaker buffer-time=30000 latency-time=10000")
+pipe.set_latency(60 * Gst.MSECOND)
+sink = pipe.get_by_name("sink")
+pad = sink.get_static_pad("sink")
+arrivals = []
+pad.add_probe(Gst.PadProbeType.BUFFER, lambda p, i: (arrivals.append(time.monotonic()), Gst.PadProbeReturn.OK)[1])
+pipe.set_state(Gst.State.PLAYING)
+time.sleep(4)
+reopened = []
+def reopen(p, info):
+    reopened.append(time.monotonic())
+    sink.set_state(Gst.State.READY)
+    sink.set_property("buffer-time", 50000)
+    pipe.set_latency(80 * Gst.MSECOND)
+    sink.sync_state_with_parent()
+    return Gst.PadProbeReturn.REMOVE
+pad.get_peer().add_probe(Gst.PadProbeType.BLOCK_DOWNSTREAM | Gst.PadProbeType.BUFFER, reopen)
+time.sleep(4)
+pipe.set_state(Gst.State.NULL)
+after = [t for t in arrivals if t >= reopened[0]]
+longest = max(b - a for a, b in zip(after, after[1:]))
+print(f"§28c {sys.argv[1]}: the longest wait between buffers at the sink after the reopen {longest * 1000:.0f} ms")
+EOF
+}
+
+e28c() {
+  local other
+  e28c_reopen "$(server), the stream alone on the device"
+  gst-launch-1.0 -q audiotestsrc is-live=true wave=silence ! audio/x-raw,rate=48000,channels=2 \
+    ! pulsesink device=speaker buffer-time=30000 latency-time=10000 >/dev/null 2>&1 &
+  other=$!
+  sleep 2
+  e28c_reopen "$(server), another stream on the device"
+  kill "$other"
+  gst-launch-1.0 -q pulsesrc device=speaker.monitor ! audio/x-raw,rate=48000,channels=1 ! fakesink >/dev/null 2>&1 &
+  other=$!
+  sleep 2
+  e28c_reopen "$(server), the device's monitor recorded"
+  kill "$other"
+}
+
 for name in "${@:-§17}"; do
   case $name in
     §17) e17 ;;
     §28) e28 200000 40; e28 30000 80 ;;
     §28a) e28 200000 40 ;;
     §28b) e28 30000 80 ;;
+    §28c) e28c ;;
     *) echo "unknown experiment $name" >&2; exit 2 ;;
   esac
 done
