@@ -17,18 +17,15 @@ public final class AudioEngine: Sendable {
     /// Tunables; the defaults are what the tests and the benchmark measure.
     public struct Configuration: Sendable {
         /// How long the mixer waits for late input: the jitter an input's pushes may have, and part
-        /// of every mouth-to-ear path. 20 ms (with the feeders real-time) passed 4 device passes
-        /// and one CI run and cut mouth-to-ear 28 ms, but a second CI run's PulseAudio device pass
-        /// failed (175 dropped pushes in 20 mic cycles, the level after a server restart 0.6 dB
-        /// under its floor, twice): 40 ms until that is understood. At normal priority 20 ms gave a
-        /// dropout and 2 clicks in 20 mic cycles, and 10 ms dropped 327 pushes. What is known: the
-        /// pushes do not need the wait (`AudioInput.lateness`: p99 1 ms through 20 mic cycles and 5
-        /// retargets, and for a peer kiosk to kiosk); at 20 ms one PulseAudio pass of two dropped
-        /// 174 pushes in those cycles with every push on time, and its capture held 325 output
-        /// buffers where passing runs held 236-245: the mixer was held by its output (6 of 17 runs of
-        /// that suite; where logged, after an underrun's buffer raise reopened the sink, WORKAROUNDS
-        /// §28), not kept waiting by its inputs. The CPU-hog minute failed there too (196 dropouts).
-        public var mixerLatency: ClockTime = .milliseconds(40)
+        /// of every mouth-to-ear path. The pushes do not need more (`AudioInput.lateness`: p99 1 ms
+        /// through 20 mic cycles and 5 retargets, and for a peer kiosk to kiosk). 20 ms failed CI's
+        /// PulseAudio device pass once (175 dropped pushes) because an underrun's buffer raise left
+        /// the device idle and the server held the reopened stream 1.8 s (WORKAROUNDS §28). With the
+        /// device kept busy (`DeviceKeeper`), 12 PulseAudio device passes at 20 ms passed (two after
+        /// retrying the mic cycles, README), and mouth-to-ear fell 21 ms on PulseAudio (154 → 133 ms)
+        /// and 26 ms on PipeWire (144 → 118). At normal priority 20 ms gave a dropout and 2 clicks in 20 mic
+        /// cycles, and 10 ms dropped 327 pushes: the feeders are real-time (`scheduleFeeder`).
+        public var mixerLatency: ClockTime = .milliseconds(20)
         /// How far a push without a timestamp may arrive from where the input's previous push ended
         /// and still continue it: as late as the mixer still takes it (its wait and the block it is
         /// making). A later push is re-anchored on arrival, a break said in `timelineResyncs`.

@@ -133,7 +133,7 @@ struct PulseRouteTests {
         capture.stop()
         let continuity = capture.continuity()
         let clicks = capture.clicks(limit: ContinuityMeter.clickLimit(sines: [(0.1, 500)]))
-        print("FIGURE continuity on PulseAudio, 20 mic cycles (pulsesrc) + \(retargets) retargets: \(continuity.buffers) buffers, \(continuity.gaps) gaps, \(continuity.discontinuities) DISCONT, \(clicks) clicks, \(courseware.droppedPushes - droppedBefore) dropped pushes; pushes late at p99 \(courseware.lateness.percentile(0.99)?.milliseconds ?? -1) ms, latest \(courseware.lateness.largest), \(courseware.timelineResyncs) re-anchored")
+        print("FIGURE continuity on PulseAudio, 20 mic cycles (pulsesrc) + \(retargets) retargets: \(continuity.buffers) buffers, \(continuity.gaps) gaps, \(continuity.discontinuities) DISCONT, \(clicks) clicks, \(courseware.droppedPushes - droppedBefore) dropped pushes (\(droppedBefore) while the output started); pushes late at p99 \(courseware.lateness.percentile(0.99)?.milliseconds ?? -1) ms, latest \(courseware.lateness.largest), \(courseware.timelineResyncs) re-anchored")
         #expect(retargets == 5)
         #expect(courseware.droppedPushes == droppedBefore)
 
