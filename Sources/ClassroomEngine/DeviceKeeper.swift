@@ -17,11 +17,8 @@ final class DeviceKeeper: Sendable {
     /// so the server's role policies see no new kind of stream.
     init(device: String?, buffer: ClockTime, mediaRole: String) throws(GStreamerError) {
         pipeline = try Pipeline(name: "output-keeper")
-        var properties: ElementProperties = [
-            "stream-properties": .string("props,media.role=\(mediaRole),application.name=classroom-audio,media.name=classroom-audio-keeper"),
-            "buffer-time": .int(buffer.microseconds), "latency-time": .int(EngineGraph.frameDuration.microseconds),
-        ]
-        if let device { properties.append("device", .string(device)) }
+        let properties = OutputTarget.streamProperties(device: device, buffer: buffer, mediaRole: mediaRole,
+                                                       naming: "media.name=(string)classroom-audio-keeper")
         let sink = try ElementFactory.make("pulsesink", name: "output-keeper-sink", properties: properties)
         try pipeline.addLinked([
             try ElementFactory.make("audiotestsrc", properties: ["is-live": true, "wave": .string("silence"),

@@ -23,12 +23,8 @@ public enum OutputTarget: Sendable, Hashable, CustomStringConvertible {
     func makeElements(mediaRole: String, buffer: ClockTime, streamID: String) throws(GStreamerError) -> [Element] {
         switch self {
         case .soundServer(let device):
-            // The sound server's role policies (cork, ducking) look at media.role.
-            var properties: ElementProperties = [
-                "stream-properties": .string("props,media.role=\(mediaRole),application.name=classroom-audio,\(EngineGraph.outputStreamKey)=(string)\(streamID)"),
-                "buffer-time": .int(buffer.microseconds), "latency-time": .int(EngineGraph.frameDuration.microseconds),
-            ]
-            if let device { properties.append("device", .string(device)) }
+            let properties = Self.streamProperties(device: device, buffer: buffer, mediaRole: mediaRole,
+                                                   naming: "\(EngineGraph.outputStreamKey)=(string)\(streamID)")
             return [try ElementFactory.make("pulsesink", name: EngineGraph.outputSink, properties: properties)]
         case .wavFile(let path):
             return [try ElementFactory.make("wavenc", name: EngineGraph.outputEncoder),
@@ -36,6 +32,18 @@ public enum OutputTarget: Sendable, Hashable, CustomStringConvertible {
         case .discard:
             return [try ElementFactory.make("fakesink", name: EngineGraph.outputSink, properties: ["sync": true, "async": false])]
         }
+    }
+
+    /// A pulsesink's properties for a stream of ours on `device` (nil: the server's default) asking for
+    /// `buffer` ahead of the device, refilled every 10 ms block; `naming` is one more stream property
+    /// (`key=(string)value`). The sound server's role policies (cork, ducking) look at media.role.
+    static func streamProperties(device: String?, buffer: ClockTime, mediaRole: String, naming: String) -> ElementProperties {
+        var properties: ElementProperties = [
+            "stream-properties": .string("props,media.role=\(mediaRole),application.name=classroom-audio,\(naming)"),
+            "buffer-time": .int(buffer.microseconds), "latency-time": .int(EngineGraph.frameDuration.microseconds),
+        ]
+        if let device { properties.append("device", .string(device)) }
+        return properties
     }
 
     /// True when the output is a sound-server stream whose device can be moved.
