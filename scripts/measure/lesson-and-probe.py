@@ -40,8 +40,6 @@ import math
 import os
 import random
 import statistics
-import subprocess
-import sys
 import time
 
 import gi
@@ -49,6 +47,7 @@ import gi
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
+import busy_loops  # noqa: E402
 import experiments  # noqa: E402
 
 Gst.init(None)
@@ -326,24 +325,17 @@ def describe(result):
             f"{result['stale_base']}, PLAYING after {result['playing_after']:.0f} ms")
 
 
-def hog(count=2, limit=15.0):
-    code = f"import time\nend = time.monotonic() + {limit}\nwhile time.monotonic() < end:\n    pass\n"
-    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
-
-
 def e14():
     out = []
     for load in (False, True):
-        children = hog() if load else []
+        children = busy_loops.start(15, count=2) if load else []
         try:
             if children:
                 time.sleep(0.3)
             for label, preroll in (("NULL->PLAYING", False), ("NULL->PAUSED->PLAYING", True)):
                 out.append(f"{'loaded' if load else 'idle'} {label}: {describe(lesson_run(preroll))}")
         finally:
-            for child in children:
-                child.terminate()
-                child.wait()
+            busy_loops.stop(children)
     print("§14 lesson.webm (VP8 15 fps + Opus), fakesinks sync=true, 1.5 s after PLAYING: " + "; ".join(out))
 
 

@@ -20,6 +20,8 @@ import time
 import gi
 import numpy as np
 
+import busy_loops
+
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
 
@@ -130,13 +132,9 @@ def main():
     recorder2.get_by_name("out").connect("new-sample", on_sample)
     recorder2.set_state(Gst.State.PLAYING)
     began = time.monotonic()
-    hog = None
-    if args.hog:
-        hog = [subprocess.Popen(["timeout", str(int(args.seconds) + 5), "sh", "-c", "while :; do :; done"])
-               for _ in range(os.cpu_count())]
+    hogs = busy_loops.start(args.seconds + 5) if args.hog else []
     time.sleep(args.seconds)
-    for process in hog or []:
-        process.terminate()
+    busy_loops.stop(hogs)
     recorder.terminate()
     recorder.wait()
     recorder2.set_state(Gst.State.NULL)

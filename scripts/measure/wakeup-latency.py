@@ -12,8 +12,9 @@ minute's CPUHog), and prints how late it woke.
 """
 import argparse
 import os
-import subprocess
 import time
+
+import busy_loops
 
 
 def measure(seconds):
@@ -37,15 +38,11 @@ def main():
     args = parser.parse_args()
     os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(88))
     print(f"idle: {measure(args.seconds)}", flush=True)
-    # The loops at normal priority, as the busy minute's: a child would inherit FIFO 88 and starve the machine.
-    hogs = [subprocess.Popen(["timeout", str(int(args.seconds) + 5), "sh", "-c", "while :; do :; done"],
-                             preexec_fn=lambda: os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0)))
-            for _ in range(os.cpu_count())]
+    hogs = busy_loops.start(args.seconds + 5)
     try:
         print(f"{len(hogs)} busy loops: {measure(args.seconds)}")
     finally:
-        for hog in hogs:
-            hog.terminate()
+        busy_loops.stop(hogs)
 
 
 if __name__ == "__main__":
