@@ -136,10 +136,10 @@ struct ListenerContinuityTests {
         // (a click at one of them is the sink's; GSTREAMER-WORKAROUNDS §7).
         let began = ContinuousClock.now
         let sinkSteps = Locked<[String]>([])
-        let steps = try ["correct clock skew", "discontinuity"].map { text in
+        let steps = try [("correct clock skew", "skew"), ("discontinuity", "resync")].map { text, name in
             try DebugLogWatch(category: "audiobasesink", level: .warning, containing: text, about: engine.outputSink) {
                 let at = String(format: "%.2f", (ContinuousClock.now - began) / .seconds(1))
-                sinkSteps.withLock { $0.append("\(text == "discontinuity" ? "resync" : "skew") \(at)") }
+                sinkSteps.withLock { $0.append("\(name) \(at)") }
             }
         }
         defer { _ = steps }
