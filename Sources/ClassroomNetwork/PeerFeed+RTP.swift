@@ -153,9 +153,16 @@ extension PeerFeed {
         }
         var chain = [try ElementFactory.make(factories.0, name: NetworkGraph.Peer.depay)]
         if encoding == "OPUS", decodesFEC {
-            // A lost packet is rebuilt from the next one's in-band FEC where the sender adds it, else
-            // concealed (PLC), for one packet of latency, not opusdec's 120 ms (WORKAROUNDS §22).
-            let opus = try OpusFECDecoder(name: NetworkGraph.Peer.decoder)
+            // From the first lost packet on, a loss is rebuilt from the next one's in-band FEC where
+            // the sender adds it, else concealed (PLC), for one packet of latency, not opusdec's
+            // 120 ms (WORKAROUNDS §22); a stream that loses nothing holds no packet.
+            let input = self.input, logger = self.logger, counters = self.counters, description = source.description
+            let opus = try OpusFECDecoder(name: NetworkGraph.Peer.decoder) { packet in
+                input.reanchor()
+                logger.info("peer: \(description) lost a packet; its decoder now holds one (\(packet.milliseconds) ms) to rebuild the next losses from FEC")
+                counters.announce(.lossRecovery(packet))
+            }
+            fecDecoder.withLock { $0 = opus }
             tokens.withLock { $0.append(opus) }
             chain.append(opus.element)
         } else if encoding == "OPUS" {

@@ -28,6 +28,9 @@ public final class PeerFeed: Sendable {
         case rejected(String)
         /// RTP: the adaptive jitter buffer now holds this long (the measured arrival jitter moved it).
         case jitterBuffer(ClockTime)
+        /// RTP Opus: the stream lost a packet, and from now on its decoder holds one packet (this
+        /// long) to rebuild a lost one from the next one's in-band FEC.
+        case lossRecovery(ClockTime)
     }
 
     /// The format an RTC SDK hands over: 16-bit mono at 48 kHz.
@@ -50,14 +53,17 @@ public final class PeerFeed: Sendable {
     /// RTP: how long the jitter buffer holds packets.
     let jitterBufferSetting: JitterBufferSetting
     let jitterBuffer = Mutex<AdaptiveJitterBuffer?>(nil)
-    /// RTP Opus: whether the sender's in-band FEC is decoded (one packet of latency, WORKAROUNDS §22).
+    /// RTP Opus with FEC decoding: the decoder, which holds a packet from the first loss on.
+    let fecDecoder = Mutex<OpusFECDecoder?>(nil)
+    /// RTP Opus: whether the sender's in-band FEC is decoded (one packet of latency from the first loss on, WORKAROUNDS §22).
     let decodesFEC: Bool
     let logger: Logger
 
     /// Builds the feed's pipeline; nothing is received until `start`. `forwardErrorCorrection`: an
     /// Opus stream's lost packet is rebuilt from the next one's in-band FEC, for one packet of
-    /// latency; leave it on for senders that add FEC (our uplink does unless ?fec=off), off for those
-    /// that never do (a Janus AudioBridge mix at its default expected_loss of 0), where it only costs.
+    /// latency from the stream's first loss on; leave it on for senders that add FEC (our uplink
+    /// does unless ?fec=off), off for those that never do (a Janus AudioBridge mix at its default
+    /// expected_loss of 0), where a loss would only cost.
     public init(source: PeerSource, input: AudioInput, jitterBuffer: JitterBufferSetting = PeerFeed.defaultJitterBuffer,
                 forwardErrorCorrection: Bool = true, logger: Logger) throws(EngineError) {
         self.source = source
@@ -201,6 +207,9 @@ public final class PeerFeed: Sendable {
     /// RTP: how long the jitter buffer holds packets now, and how often an adaptive one moved; nil for other feeds.
     public var jitterBufferDelay: ClockTime? { jitterBuffer.withLock { $0?.delay } }
     public var jitterBufferChanges: Int { jitterBuffer.withLock { $0?.changeCount ?? 0 } }
+    /// RTP Opus with FEC decoding: what the decoder holds back (one packet from the first loss on,
+    /// else nothing); nil when the feed does not decode FEC.
+    public var fecHeld: ClockTime? { fecDecoder.withLock { $0?.latency } }
 
     /// RTP: the packets the jitter buffer passed on and those it declared lost (concealed downstream), from its own statistics.
     public var jitterBufferCounts: (pushed: Int, lost: Int)? {

@@ -40,6 +40,8 @@ public final class Event {
     public var isSegment: Bool { gstEvent.pointee.type == GST_EVENT_SEGMENT }
     /// True for caps.
     public var isCaps: Bool { gstEvent.pointee.type == GST_EVENT_CAPS }
+    /// True for a gap: no data for a stretch of time (a depayloader says a lost packet so).
+    public var isGap: Bool { gstEvent.pointee.type == GST_EVENT_GAP }
 
     /// The caps carried by a CAPS event (wraps `gst_event_parse_caps`).
     public var caps: Caps? {

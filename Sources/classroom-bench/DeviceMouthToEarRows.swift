@@ -18,6 +18,8 @@ enum DeviceMouthToEarRows {
         /// How late kiosk B's feed reached its mix (p99, the latest): what the mixer's wait covered.
         let lateP99Ms: Double?
         let lateMaxMs: Double?
+        /// What kiosk B's FEC decoder held at the end: one packet once the stream lost one, else 0.
+        let fecHeldMs: Double?
         var median: Double { delays.median }
 
         enum CodingKeys: String, CodingKey {
@@ -25,6 +27,7 @@ enum DeviceMouthToEarRows {
             case jitterBufferMs = "jitter_buffer_ms"
             case lateP99Ms = "late_p99_ms"
             case lateMaxMs = "late_max_ms"
+            case fecHeldMs = "fec_held_ms"
         }
     }
 
@@ -111,9 +114,10 @@ enum DeviceMouthToEarRows {
                 let pass = allowance.flatMap { allowance in floorFigure.map { path.median <= $0 + allowance } }
                 let spread = "\(path.arrived) of \(path.played) bursts arrived (min \(formatted(path.delays.min() ?? .nan, "ms")), max \(formatted(path.delays.max() ?? .nan, "ms")))"
                 let jitter = path.jitterBufferMs.map { "; B's jitter buffer \(formatted($0, "ms")) at the end" } ?? ""
+                let held = path.fecHeldMs.map { "; B's FEC decoder held \(formatted($0, "ms")) (a packet once the stream lost one)" } ?? ""
                 let late = path.lateP99Ms.map { p99 in "; B's feed reached its mix \(formatted(p99, "ms")) late at p99 (latest \(formatted(path.lateMaxMs ?? .nan, "ms"))) against the mixer's \(AudioEngine.Configuration().mixerLatency.milliseconds) ms wait" } ?? ""
                 return BenchmarkRow(measure: measure, value: path.median, unit: "ms", baseline: baseline, goal: goal, pass: pass, runs: path.arrived,
-                                    method: "\(rigMethod) \(method) \(spread)\(jitter)\(late).")
+                                    method: "\(rigMethod) \(method) \(spread)\(jitter)\(held)\(late).")
             case .failure(let error):
                 return .notMeasured(measure, unit: "ms", baseline: baseline, goal: goal, method: rigMethod + " " + method, error: error)
             }
@@ -138,6 +142,7 @@ enum DeviceMouthToEarRows {
             let jitter = budget.jitterBuffer ?? 0, receivingJitter = budget.floorToKioskJitterBuffer ?? 0
             let sendSide = (both - jitter) - (receiving - receivingJitter)
             let engineSide = both - floor - sendSide - (jitter - 10)
+            let fecHeld = (try? kiosks.get().fecHeldMs) ?? .nan
             let roomPart = budget.room.map { "; Janus (its pre-buffering, decode, mix, encode, and B's room jitter buffer of \(formatted(budget.roomJitterBuffer ?? 0, "ms"))) adds \(formatted($0 - both, "ms")) over the direct path" } ?? ""
             rows.append(BenchmarkRow(
                 measure: "Mouth-to-ear budget through \(server): what the kiosks add over the floor", value: both - floor, unit: "ms",
@@ -147,7 +152,8 @@ enum DeviceMouthToEarRows {
                     at its end taken out (it moves 10 ms per 3 s of calm). Kiosk A's side (capture from the source, the DSP, the uplink, \
                     Opus packets of 10 ms) beyond the floor's sender: \(formatted(sendSide, "ms")). Kiosk B's jitter buffer: \
                     \(formatted(jitter, "ms")) (the floor's holds 10 ms). The rest of kiosk B beyond the floor's receiver: \
-                    \(formatted(engineSide, "ms")) — its decode, the FEC decoder's held packet (10 ms), the PeerFeed's hand-over into the \
+                    \(formatted(engineSide, "ms")) — its decode, the FEC decoder's held packet (\(formatted(fecHeld, "ms")): a packet once the \
+                    stream lost one), the PeerFeed's hand-over into the \
                     engine and the engine's pipeline latency (\(engine.pipelineLatency.milliseconds) ms: the mixer's \
                     \(engine.mixerLatency.milliseconds) ms wait, a 10 ms block, the output buffer's \(engine.outputBuffer.initial.milliseconds) ms) \
                     against pulsesink's 20 ms buffer, unsynchronised, at the floor\(roomPart). mouth-to-ear-budget.png beside this report draws it.

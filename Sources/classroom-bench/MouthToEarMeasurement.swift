@@ -88,6 +88,8 @@ enum MouthToEarMeasurement {
         var cleanups: [() -> Void] = []
         defer { for cleanup in cleanups.reversed() { cleanup() } }
         var jitterBufferDelay: () -> ClockTime? = { nil }
+        // What B's FEC decoder holds (a packet once the stream lost one); a room's receiver decodes none.
+        var fecHeld: () -> ClockTime? = { nil }
         var joinTimes: (joined: [Double], firstAudio: [Double]) = ([], [])
         switch path {
         case .direct:
@@ -101,6 +103,7 @@ enum MouthToEarMeasurement {
             try feed.start { _ in }
             cleanups.append { feed.stop() }
             jitterBufferDelay = { feed.jitterBufferDelay }
+            fecHeld = { feed.fecHeld }
         case .room(let uri):
             let roomA = try JanusRoom(address: JanusRoomAddress(uri: uri, defaultDisplay: "bench-a"), engine: a.engine, logger: logger)
             let roomB = try JanusRoom(address: JanusRoomAddress(uri: uri, defaultDisplay: "bench-b"), engine: b.engine, logger: logger)
@@ -166,8 +169,8 @@ enum MouthToEarMeasurement {
         let median = total.median, microphone = capture.isEmpty ? Double.nan : capture.median
         let jitterBuffer = jitterBufferDelay()?.milliseconds ?? 0
         // The uplink mixer is not in the sum: a frame on its grid leaves it at once (0.05 ms measured, WORKAROUNDS §24).
-        // B decodes A's FEC (one 20 ms packet held); Janus's mix carries none, so a room's receiver conceals only.
-        let fec = { if case .room = path { return 0 } else { return 20 } }()
+        // B decodes A's FEC (one 20 ms packet held once the stream lost one); Janus's mix carries none, so a room's receiver conceals only.
+        let fec = fecHeld()?.milliseconds ?? 0
         let configured = Double(20 + jitterBuffer + fec + latency.milliseconds)
         let server = { if case .room = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
         let parts = """
@@ -175,7 +178,7 @@ enum MouthToEarMeasurement {
             buffer — pulsesrc adds its 10 ms period); uplink mixer none (a frame on its grid leaves at once; its \
             \(UplinkSender.frameJitter.milliseconds) ms latency is the deadline for a missing one); \
             Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); \
-            Opus FEC decoding \(fec) ms (one packet held for the next one's FEC; none from Janus, whose mix has no FEC); the engine's \
+            Opus FEC decoding \(fec) ms (one packet held for the next one's FEC once the stream lost one; none from Janus, whose mix has no FEC); the engine's \
             pipeline latency \(latency.milliseconds) ms (the mixer's wait, one 10 ms block, the output buffer); sink: none here \
             (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
             codec look-ahead and scheduling. The engine's pipeline latency is the largest part. \(total.count) of \(pushes.count) bursts arrived; min \(formatted(total.min() ?? .nan, "ms")), \

@@ -171,6 +171,7 @@ final class PeerRoster: Sendable {
          ("dropped", .number(Double(feed.input.droppedPushes))), ("rejected_packets", .number(Double(feed.rejectedPackets)))]
             + feed.input.lateness.fields
             + (feed.jitterBufferDelay.map { [("jitter_buffer_ms", .number(Double($0.milliseconds))), ("jitter_buffer_changes", .number(Double(feed.jitterBufferChanges)))] } ?? [])
+            + (feed.fecHeld.map { [("fec_held_ms", .number(Double($0.milliseconds)))] } ?? [])
     }
 
     // MARK: Feed events
@@ -189,6 +190,8 @@ final class PeerRoster: Sendable {
             events.emit("live-rejected", [("id", .string(id)), ("message", .string(message))])
         case .jitterBuffer(let delay):
             events.emit("live-jitter-buffer", [("id", .string(id)), ("ms", .number(Double(delay.milliseconds)))])
+        case .lossRecovery(let packet):
+            events.emit("live-loss-recovery", [("id", .string(id)), ("ms", .number(Double(packet.milliseconds)))])
         case .ended, .failed:
             let failure: String?
             if case .failed(let why) = event { failure = why } else { failure = nil }

@@ -4,7 +4,7 @@ import Testing
 @testable import ClassroomNetwork
 import GStreamer
 
-@Suite("Opus FEC decoding in our receivers: one packet of latency, lost speech rebuilt")
+@Suite("Opus FEC decoding in our receivers: one packet of latency from the first loss, lost speech rebuilt")
 struct OpusFECDecoderTests {
     private static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("samples")
@@ -28,53 +28,88 @@ struct OpusFECDecoderTests {
         }
     }
 
-    /// Runs 0.5 s of a live tone in `packetTime` ms Opus packets (with FEC) through `decoder` and
-    /// returns the pipeline's latency and how many LATENCY messages the decoder posted.
-    private func latency(packetTime: Int, decoder makeDecoder: () throws -> (Element, AnyObject?)) throws -> (minimum: ClockTime, isLive: Bool, posted: Int) {
+    /// What `latency(packetTime:losing:decoder:)` saw.
+    private struct Run {
+        var minimum: ClockTime
+        var isLive: Bool
+        /// LATENCY messages the decoder posted.
+        var posted: Int
+        /// Where the decoder's output broke: a buffer that did not start where the previous ended (ns off).
+        var breaks: [Int64]
+    }
+
+    /// Runs 0.5 s of a live tone in `packetTime` ms Opus packets (with FEC) through a jitter buffer
+    /// and `decoder`, losing packet number `lost` (if any) on the way, and says what came out.
+    private func latency(packetTime: Int, losing lost: Int? = nil, decoder makeDecoder: () throws -> (Element, AnyObject?)) throws -> Run {
         try GStreamer.initialize()
         let pipeline = try Pipeline.parse("audiotestsrc is-live=true num-buffers=50 samplesperbuffer=480 ! audio/x-raw,rate=48000,channels=1 ! "
-                                          + "opusenc frame-size=\(packetTime) inband-fec=true packet-loss-percentage=10 ! rtpopuspay ! rtpopusdepay name=depay")
+                                          + "opusenc frame-size=\(packetTime) inband-fec=true packet-loss-percentage=10 ! rtpopuspay ! identity name=network ! "
+                                          + "rtpjitterbuffer do-lost=true latency=20 ! rtpopusdepay name=depay")
         let (decoder, keep) = try makeDecoder()
         let sink = try ElementFactory.make("fakesink", properties: ["sync": true])
         try pipeline.add([decoder, sink])
         try Element.link([try #require(pipeline.element(named: "depay")), decoder, sink])
+        let count = Atomic<Int>(0)
+        let drop = try #require(pipeline.element(named: "network")).staticPad("sink").addProbe(.buffer) { _ in
+            count.add(1, ordering: .relaxed).newValue == lost ? .drop : .ok
+        }
+        // Breaks of more than one sample (timestamps round to the ns), after the first buffer: the
+        // encoder's 6.5 ms look-ahead is clipped from the first packet, which every decoder shows.
+        let ends = Mutex<(end: UInt64?, buffers: Int, breaks: [Int64])>((nil, 0, []))
+        let watch = try decoder.staticPad("src").addProbe(.buffer) { info in
+            guard let buffer = info.buffer, let pts = buffer.pts, let duration = buffer.duration else { return .ok }
+            ends.withLock { state in
+                let off = state.end.map { Int64(pts.nanoseconds) - Int64($0) } ?? 0
+                if state.buffers > 1, abs(off) > 20_833 { state.breaks.append(off) }
+                state.end = pts.nanoseconds + duration.nanoseconds
+                state.buffers += 1
+            }
+            return .ok
+        }
         let posted = Atomic<Int>(0)
         let subscription = pipeline.bus.subscribe { message in
             if case .latency = message.view, message.source == decoder.name { posted.add(1, ordering: .relaxed) }
         }
-        defer { subscription.cancel(); _ = try? pipeline.setState(.null); withExtendedLifetime(keep) {} }
+        defer { subscription.cancel(); _ = try? pipeline.setState(.null); withExtendedLifetime((keep, drop, watch)) {} }
         let end = try pipeline.bus.waitForMessage(timeout: .seconds(10), after: { () throws(GStreamerError) in try pipeline.setState(.playing) }) { message in
             if case .endOfStream = message.view { return true }
             return false
         }
         try #require(end != nil, "0.5 s of audio did not end within 10 s")
         let answer = try pipeline.latency()
-        return (answer.minimum, answer.isLive, posted.load(ordering: .relaxed))
+        return Run(minimum: answer.minimum, isLive: answer.isLive, posted: posted.load(ordering: .relaxed), breaks: ends.withLock { $0.breaks })
     }
 
-    @Test("with FEC on, the decoder adds one packet to the latency, measured from the packets (10 and 20 ms), where opusdec's own answer adds 120 ms")
-    func oneLatePacket() throws {
-        var posted: [Int: Int] = [:]
+    @Test("a stream that loses nothing holds no packet; from its first loss the decoder holds one (10 and 20 ms, measured from the packets), says so once, and its output stays contiguous, where opusdec's own FEC adds 120 ms")
+    func packetHeldFromFirstLoss() throws {
         for packetTime in [10, 20] {
-            let ours = try latency(packetTime: packetTime) {
-                let opus = try OpusFECDecoder(name: "fec-decoder")
+            let held = Mutex<[ClockTime]>([])
+            var decoders: [OpusFECDecoder] = []
+            func ours() throws -> (Element, AnyObject?) {
+                let opus = try OpusFECDecoder(name: "fec-decoder") { packet in held.withLock { $0.append(packet) } }
+                decoders.append(opus)
                 return (opus.element, opus)
             }
+            let clean = try latency(packetTime: packetTime, decoder: ours)
+            let cleanHeld = held.withLock { $0 }
+            let lossy = try latency(packetTime: packetTime, losing: 12, decoder: ours)
             let plainFEC = try latency(packetTime: packetTime) { (try ElementFactory.make("opusdec", properties: ["plc": true, "use-inband-fec": true]), nil) }
             // The same chain decoding without FEC (no packet held): what every other stage adds.
             let concealOnly = try latency(packetTime: packetTime) { (try ElementFactory.make("opusdec", properties: ["plc": true]), nil) }
-            print("FIGURE \(packetTime) ms packets: pipeline latency with FEC decoded here \(ours.minimum), with opusdec's use-inband-fec \(plainFEC.minimum), "
-                  + "PLC alone \(concealOnly.minimum)")
-            #expect(ours.minimum == concealOnly.minimum + .milliseconds(packetTime))
+            print("FIGURE \(packetTime) ms packets: pipeline latency with FEC decoded here \(clean.minimum) before any loss, \(lossy.minimum) after one; "
+                  + "with opusdec's use-inband-fec \(plainFEC.minimum), PLC alone \(concealOnly.minimum); said \(held.withLock { $0 }); breaks \(clean.breaks) / \(lossy.breaks)")
+            #expect(clean.minimum == concealOnly.minimum)
+            #expect(cleanHeld.isEmpty && clean.posted == 0 && decoders.first?.isHolding == false)
+            #expect(lossy.minimum == concealOnly.minimum + .milliseconds(packetTime))
+            #expect(held.withLock { $0 } == [.milliseconds(packetTime)], "said once, with the stream's packet")
+            #expect(lossy.posted >= 1, "the hold posted no LATENCY message")
+            #expect(clean.breaks.isEmpty && lossy.breaks.isEmpty, "the decoded audio broke: \(clean.breaks) / \(lossy.breaks) ns")
             #expect(plainFEC.minimum == concealOnly.minimum + .milliseconds(120))
-            #expect(ours.isLive)
-            posted[packetTime] = ours.posted
+            #expect(clean.isLive && lossy.isLive)
         }
-        // Assumed 20 ms until the first packet: a 10 ms stream says so once more, and the pipeline recalculates.
-        #expect(posted[10] == (posted[20] ?? 0) + 1, "\(posted)")
     }
 
-    @Test("a stream whose packets change keeps the latency of the longest packet seen: 10, then 20, then 10 ms answers 20 ms")
+    @Test("a stream whose packets change keeps the longest packet seen as the one it would hold: 10, then 20, then 10 ms is 20 ms")
     func longestPacketKept() throws {
         try GStreamer.initialize()
         // concat plays the three encodings one after the other, into one decoder.
@@ -88,7 +123,7 @@ struct OpusFECDecoderTests {
         try Element.link([try #require(pipeline.element(named: "c")), opus.element, sink])
         let seen = Mutex<[ClockTime]>([])
         let watch = try opus.element.staticPad("sink").addProbe(.buffer) { _ in
-            seen.withLock { $0.append(opus.latency) }
+            seen.withLock { $0.append(opus.packetTime) }
             return .ok
         }
         defer { watch?.remove(); _ = try? pipeline.setState(.null) }
@@ -106,9 +141,11 @@ struct OpusFECDecoderTests {
         let firstLong = try #require(latencies.firstIndex(of: .milliseconds(20)))
         #expect(latencies[firstLong...].allSatisfy { $0 == .milliseconds(20) }, "\(latencies)")
         #expect(latencies.count >= 50)   // 200 ms in each encoding: 20 + 10 + 20 packets
-        #expect(opus.latency == .milliseconds(20))
+        #expect(opus.packetTime == .milliseconds(20))
+        // Nothing was lost, so nothing is held and nothing added to what is upstream.
         let upstream = try #require(try opus.element.staticPad("sink").peerLatency())
-        #expect(try opus.element.latency().minimum == upstream.minimum + .milliseconds(20))
+        #expect(!opus.isHolding && opus.latency == .zero)
+        #expect(try opus.element.latency().minimum == upstream.minimum)
     }
 
     /// Int16 samples of `wanted` placed by their buffers' timestamps (48 kHz mono).

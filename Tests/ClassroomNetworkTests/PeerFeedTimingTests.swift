@@ -11,7 +11,7 @@ import Testing
 /// engine's mixer waits only its latency for a push (#21).
 @Suite("A peer's receiver feeds the engine in time")
 struct PeerFeedTimingTests {
-    @Test("an RTP peer pushes at the engine's real-time priority (normal priority when the engine has none), and its latency is its jitter buffer and the FEC packet, with no sink deadline added")
+    @Test("an RTP peer pushes at the engine's real-time priority (normal priority when the engine has none), and its latency is its jitter buffer (and the FEC packet only after a loss), with no sink deadline added")
     func receiverKeepsTime() async throws {
         try GStreamer.initialize()
         let logger = Logger(label: "peer-feed-timing-test")
@@ -40,15 +40,17 @@ struct PeerFeedTimingTests {
             withExtendedLifetime(probe) {}
             let seen = try #require(pushing.withLock { $0 }, "no buffer reached the peer's appsink")
             let latency = try feed.pipeline.latency()
-            print("FIGURE realtimePriority \(priority.map(String.init) ?? "nil"): the peer's push thread at \(seen); its latency \(latency.minimum.milliseconds) ms with a 30 ms jitter buffer and 10 ms packets")
+            print("FIGURE realtimePriority \(priority.map(String.init) ?? "nil"): the peer's push thread at \(seen); its latency \(latency.minimum.milliseconds) ms with a 30 ms jitter buffer and 10 ms packets, nothing lost")
             if let priority {
                 #expect(seen.isRoundRobin(at: priority), "\(seen)")
             } else {
                 #expect(seen.isNormal, "\(seen)")
             }
-            // 30 ms held for late packets + the 10 ms packet FEC decoding holds; basesink's default
-            // 20 ms processing deadline would make it 60.
-            #expect(latency.isLive && latency.minimum == .milliseconds(40))
+            // 30 ms held for late packets, and the 10 ms packet FEC decoding holds only once a packet
+            // was lost (none on loopback); basesink's default 20 ms processing deadline would add 20.
+            let held = try #require(feed.fecHeld, "the Opus feed decodes no FEC")
+            #expect(held == .zero, "a packet was lost on loopback: the decoder holds \(held.milliseconds) ms")
+            #expect(latency.isLive && latency.minimum == .milliseconds(30) + held)
         }
     }
 }

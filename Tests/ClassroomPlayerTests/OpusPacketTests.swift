@@ -75,7 +75,7 @@ struct OpusPacketTests {
         return (body.filter { $0 < -60 }.count, body.count, body.sorted()[body.count / 2], body.min() ?? -.infinity)
     }
 
-    @Test("with every 10th packet lost on the way, an Opus feed has no silent holes: the player conceals them (PLC), or rebuilds them where the sender added FEC")
+    @Test("with every 10th packet lost on the way, an Opus feed has no silent holes: the player conceals them (PLC), or rebuilds them where the sender added FEC, holding a packet for it from the first loss on and saying so")
     func lossConcealed() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -112,6 +112,12 @@ struct OpusPacketTests {
             #expect(lost >= 10, "\(run.name)")
             #expect(found.windows >= 200, "\(run.name): the tone was not heard for 2 s")
             #expect(found.silent == 0, "\(run.name): \(found.silent) silent 10 ms windows where packets were lost")
+            // The first loss makes the decoder hold a packet for FEC from then on (either sender: it
+            // cannot know a sender adds none), said once with the stream's 20 ms packet.
+            let held = Fixtures.events(run.events, named: "live-loss-recovery").compactMap { $0["ms"] as? Double }
+            let stopped = Fixtures.events(run.events, named: "stopped").last?["peers"] as? [[String: Any]]
+            #expect(held == [20], "\(run.name): live-loss-recovery said \(held)")
+            #expect(stopped?.first?["fec_held_ms"] as? Double == 20, "\(run.name): stopped said \(String(describing: stopped))")
         }
     }
 

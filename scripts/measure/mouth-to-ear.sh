@@ -84,7 +84,8 @@ if [[ $receiver == kiosk* ]]; then
   for _ in $(seq 50); do kill -0 "${pids[0]}" 2>/dev/null || break; sleep 0.1; done
 fi
 # The receiving kiosk's jitter buffer when the bursts were heard (its last live-jitter-buffer event),
-# its output's underruns and latency (its last output-underrun event; none: the start's), and its feed's lateness.
+# its output's underruns and latency (its last output-underrun event; none: the start's), its feed's lateness
+# and what its FEC decoder held (a packet once the stream lost one).
 extra=$(python3 -c 'import json, sys
 events = list(map(json.loads, open(sys.argv[1])))
 sizes = [e["ms"] for e in events if e.get("event") == "live-jitter-buffer"]
@@ -98,6 +99,7 @@ if stopped:
 print(json.dumps({"jitter_buffer_ms": sizes[-1] if sizes else None,
                   "output_underruns": underruns[-1]["underruns"] if underruns else 0,
                   "output_latency_ms": underruns[-1]["latency_ms"] if underruns else (started[0].get("output_latency_ms") if started else None),
-                  "late_p99_ms": feed.get("late_p99_ms"), "late_max_ms": feed.get("late_max_ms")}))' \
+                  "late_p99_ms": feed.get("late_p99_ms"), "late_max_ms": feed.get("late_max_ms"),
+                  "fec_held_ms": feed.get("fec_held_ms")}))' \
   "$work/b.jsonl" 2>/dev/null || echo '{}')
 python3 "$here/onsets.py" "$work/heard.wav" --bursts "$bursts" --extra "$extra"
