@@ -19,8 +19,11 @@ public enum JitterBufferSetting: Sendable, Hashable, CustomStringConvertible {
 /// (a late packet is a concealed one), down slowly once the network has been calm for a while
 /// (each step down drops a little audio), never below one packet nor above a ceiling.
 struct JitterBufferPolicy {
-    /// Where it starts, before the jitter is known: the fixed buffer's 60 ms less what a LAN never needs.
-    static let start = ClockTime.milliseconds(40)
+    /// Where it starts, before the jitter is known: one 20 ms packet (WebRTC's and the uplink's
+    /// default), what a LAN needs. A jittery network takes it up within half a second (`enough`
+    /// packets, then at once); started at 40 ms, a LAN's buffer took 9-12 s to come down, and the
+    /// first words of every class and every rejoin were 20-25 ms later than needed.
+    static let start = ClockTime.milliseconds(20)
     /// The most it grows to (a link this jittery needs another fix).
     static let ceiling = ClockTime.milliseconds(200)
     /// Held on top of the measured spread (the scheduling of this end's own threads).

@@ -12,7 +12,7 @@ import Synchronization
 enum ImpairedPathRows {
     static let jitters = [0, 20, 50]
     static let losses = [0.0, 2.0, 5.0]
-    /// Measured after this much of each run (the adaptive buffer settles from its 40 ms start: the steady state is measured), and for this long.
+    /// Measured after this much of each run (the adaptive buffer settles from its 20 ms start: the steady state is measured), and for this long.
     static let warmUp = 6.0, measured = 8.0
 
     private static let relay = #"""
