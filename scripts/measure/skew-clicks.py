@@ -8,7 +8,7 @@ the clicks and dropouts the recording holds (HeardContinuity's judge) beside eve
 correction and resync audiobasesink logged, on one time axis (seconds from the recording's start).
 
     scripts/with-pipewire.sh python3 scripts/measure/skew-clicks.py [--method skew|none|resample]
-        [--seconds 60] [--hog] [--rt] [--drift-tolerance-ms 40]
+        [--seconds 60] [--hog] [--rt] [--drift-tolerance-ms 40] [--relax-after S [--relaxed-ms 40]]
 """
 import argparse
 import os
@@ -77,6 +77,8 @@ def main():
     parser.add_argument("--hog", action="store_true", help="a busy loop per core at normal priority")
     parser.add_argument("--rt", action="store_true", help="the sink's streaming thread SCHED_RR (as the engine's)")
     parser.add_argument("--drift-tolerance-ms", type=int, default=40)
+    parser.add_argument("--relax-after", type=float, help="seconds after PLAYING at which drift-tolerance goes to --relaxed-ms")
+    parser.add_argument("--relaxed-ms", type=int, default=40)
     parser.add_argument("--buffer-ms", type=int, default=30)
     parser.add_argument("--latency-time-ms", type=int, default=10, help="pulsesink latency-time (the server stream's minreq)")
     parser.add_argument("--keep", help="keep the parec recording (mono S16LE 48 kHz) at this path")
@@ -112,6 +114,11 @@ def main():
         bus.enable_sync_message_emission()
         bus.connect("sync-message::stream-status", on_status)
     pipeline.set_state(Gst.State.PLAYING)
+    if args.relax_after is not None:
+        def relax():
+            time.sleep(args.relax_after)
+            pipeline.get_by_name("sink").set_property("drift-tolerance", args.relaxed_ms * 1000)
+        threading.Thread(target=relax, daemon=True).start()
     time.sleep(1.5)
 
     path = f"/tmp/skew-clicks-{os.getpid()}.raw"
