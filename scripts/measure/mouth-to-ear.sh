@@ -83,7 +83,7 @@ if [[ $receiver == kiosk* ]]; then
   kill -INT "${pids[0]}" 2>/dev/null || true
   for _ in $(seq 50); do kill -0 "${pids[0]}" 2>/dev/null || break; sleep 0.1; done
 fi
-# The receiving kiosk's jitter buffer when the bursts were heard (its last live-jitter-buffer event),
+# The receiving kiosk's jitter buffer when the bursts were heard (at its stop),
 # its output's underruns and latency (its last output-underrun event; none: the start's), its feed's lateness
 # and what its FEC decoder held (a packet once the stream lost one).
 extra=$(python3 -c 'import json, sys
@@ -96,7 +96,10 @@ feed = {}
 if stopped:
     peers = stopped[-1].get("peers") or []
     feed = peers[0] if peers else (stopped[-1].get("room") or {})
-print(json.dumps({"jitter_buffer_ms": sizes[-1] if sizes else None,
+# The buffer in force at the end: the figure in the stopped event (a buffer that never moved
+# says no live-jitter-buffer at all), else the last move.
+held = feed.get("jitter_buffer_ms", sizes[-1] if sizes else None)
+print(json.dumps({"jitter_buffer_ms": held,
                   "output_underruns": underruns[-1]["underruns"] if underruns else 0,
                   "output_latency_ms": underruns[-1]["latency_ms"] if underruns else (started[0].get("output_latency_ms") if started else None),
                   "late_p99_ms": feed.get("late_p99_ms"), "late_max_ms": feed.get("late_max_ms"),
