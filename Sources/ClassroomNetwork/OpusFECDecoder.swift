@@ -9,8 +9,8 @@ import Synchronization
 /// would pay that packet for nothing, so the decoder starts without it (a loss is concealed, PLC)
 /// and turns FEC on at the first lost packet, before it decodes that loss: the loss itself is
 /// already rebuilt from the next packet, and the stream is one packet later from there on
-/// (NetEq's trade, made once). `onHold` runs when the first audio of the held decoder comes out,
-/// so the feed re-anchors there and the class hears the new delay instead of the mix absorbing it.
+/// (NetEq's trade, made once). `onHold` runs when the first audio of the held decoder comes out
+/// (the feed says so; it does not re-anchor, which left a packet of silence right at the loss).
 ///
 /// opusdec would report 120 ms of latency with FEC (the longest packet Opus allows), and a peer's
 /// appsink would then play 120 ms later than needed (WORKAROUNDS §22). Here its source pad answers

@@ -155,10 +155,11 @@ extension PeerFeed {
         if encoding == "OPUS", decodesFEC {
             // From the first lost packet on, a loss is rebuilt from the next one's in-band FEC where
             // the sender adds it, else concealed (PLC), for one packet of latency, not opusdec's
-            // 120 ms (WORKAROUNDS §22); a stream that loses nothing holds no packet.
-            let input = self.input, logger = self.logger, counters = self.counters, description = source.description
+            // 120 ms (WORKAROUNDS §22); a stream that loses nothing holds no packet. The input is not
+            // re-anchored when the hold begins: the pushes continue one packet late and the mixer's
+            // wait takes them, so the loss that began it is not heard as a packet of silence.
+            let logger = self.logger, counters = self.counters, description = source.description
             let opus = try OpusFECDecoder(name: NetworkGraph.Peer.decoder) { packet in
-                input.reanchor()
                 logger.info("peer: \(description) lost a packet; its decoder now holds one (\(packet.milliseconds) ms) to rebuild the next losses from FEC")
                 counters.announce(.lossRecovery(packet))
             }
