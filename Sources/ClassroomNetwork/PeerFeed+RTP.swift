@@ -164,7 +164,6 @@ extension PeerFeed {
                 counters.announce(.lossRecovery(packet))
             }
             fecDecoder.withLock { $0 = opus }
-            tokens.withLock { $0.append(opus) }
             chain.append(opus.element)
         } else if encoding == "OPUS" {
             // Concealed (PLC) instead of a hole, with no packet held.
