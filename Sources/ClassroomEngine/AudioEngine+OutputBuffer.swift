@@ -129,10 +129,12 @@ extension AudioEngine {
             do {
                 _ = try outputSink.setState(.ready)
                 try outputSink.set("buffer-time", .int(size.microseconds))
+                tightenAlignment()
                 // Safe in READY: with no server stream pulsesink unlocks its loop (WORKAROUNDS §1).
                 if let device = state.withLock({ $0.outputDevice }) { try outputSink.set("device", .string(device)) }
                 pipeline.configuredLatency = configuration.pipelineLatency(outputBuffer: size)
                 try outputSink.syncStateWithParent()
+                relaxAlignmentLater()
                 return true
             } catch {
                 logger.error("the output could not be reopened with a \(size.milliseconds) ms buffer: \(error)")

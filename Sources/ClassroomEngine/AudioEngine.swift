@@ -99,6 +99,10 @@ public final class AudioEngine: Sendable {
     let realtime: RealtimeThreads?
     /// Moves the server acknowledged and did not carry out, asked again (`retargetOutput`; WORKAROUNDS §30).
     let movesAskedAgain = Atomic<Int>(0)
+    /// Whether the output opens with a tight drift tolerance (PulseAudio itself), which opening the
+    /// pending relax belongs to, when the sink last corrected its clock (uptime ns) and the watch
+    /// that hears it (`AudioEngine+OutputAlignment`, WORKAROUNDS §34).
+    let alignment: Mutex<(tight: Bool, opening: Int, lastCorrection: UInt64, corrections: DebugLogWatch?)> = Mutex((false, 0, 0, nil))
     let logger: Logger
     let state = Mutex(State())
     let eventObservers = ObserverRegistry<EngineEvent>()
@@ -181,6 +185,7 @@ public final class AudioEngine: Sendable {
             self?.handle(message)
         }
         busSubscription.withLock { $0 = subscription }
+        chooseAlignment()
         do {
             try goPlaying(reporting: firstError)
         } catch {
@@ -190,6 +195,7 @@ public final class AudioEngine: Sendable {
         }
         state.withLock { $0.running = true }
         outputBuffer.opened()
+        relaxAlignmentLater()
         watchUnderruns()
         logger.info("audio engine started", metadata: ["output": "\(output)", "latency": "\(outputLatency)", "output buffer": "\(outputBuffer.size)"])
     }
@@ -239,6 +245,7 @@ public final class AudioEngine: Sendable {
         let watch = pipeline.bus.subscribe { message in firstError.record(message) }
         defer { watch.cancel() }
         link.starting()
+        chooseAlignment()
         do {
             try goPlaying(reporting: firstError)
         } catch {
@@ -246,6 +253,7 @@ public final class AudioEngine: Sendable {
             throw error
         }
         outputBuffer.opened()
+        relaxAlignmentLater()
         logger.notice("audio engine restarted", metadata: ["output": "\(output)"])
     }
 

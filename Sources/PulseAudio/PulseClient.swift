@@ -28,4 +28,14 @@ public struct PulseClient: Sendable {
         let index = try connection.playbackStream(where: key, is: value)
         try connection.move(playbackStream: index, to: sink ?? Self.defaultSink)
     }
+
+    /// The server's name for itself ("pulseaudio"; pipewire-pulse says "PulseAudio (on PipeWire …)").
+    public func serverName(within timeout: Duration) throws(PulseAudioError) -> String {
+        try PulseConnection(name: name, deadline: .now + timeout).serverName()
+    }
+
+    /// True when `serverName` is PipeWire's pulse server rather than PulseAudio itself.
+    public static func isPipeWire(_ serverName: String) -> Bool {
+        serverName.lowercased().contains("pipewire")
+    }
 }

@@ -69,6 +69,22 @@ final class PulseConnection {
         guard outcome.success == true else { throw .refused("moving the stream to '\(sink)': \(lastError)") }
     }
 
+    /// The server's own name for itself (`pa_context_get_server_info`): "pulseaudio", or "PulseAudio
+    /// (on PipeWire 1.4.2)" from pipewire-pulse.
+    func serverName() throws(PulseAudioError) -> String {
+        let answer = ServerAnswer()
+        try perform("asking what the server is", until: { answer.finished }) { context in
+            pa_context_get_server_info(context, { _, info, userdata in
+                guard let userdata else { return }
+                let answer = Unmanaged<ServerAnswer>.fromOpaque(userdata).takeUnretainedValue()
+                answer.name = info.flatMap { $0.pointee.server_name }.map { String(cString: $0) }
+                answer.finished = true
+            }, Unmanaged.passUnretained(answer).toOpaque())
+        }
+        guard let name = answer.name else { throw .refused("asking what the server is: \(lastError)") }
+        return name
+    }
+
     /// Starts a request with `start` and runs the loop until `finished`; cancels it on a timeout.
     private func perform(_ what: String, until finished: () -> Bool, start: (OpaquePointer) -> OpaquePointer?) throws(PulseAudioError) {
         guard let operation = start(context) else { throw .refused("\(what): \(lastError)") }
@@ -114,6 +130,12 @@ private final class StreamSearch {
         self.key = key
         self.value = value
     }
+}
+
+/// What the server said it is; filled by its callback on the connection's thread.
+private final class ServerAnswer {
+    var name: String?
+    var finished = false
 }
 
 /// Whether a request the server answers with success or failure succeeded; nil until it answers.
