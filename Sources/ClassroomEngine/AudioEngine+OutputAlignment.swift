@@ -13,7 +13,25 @@ import PulseAudio
 /// left tight, every burst of a busy machine's jitter would be corrected too, and each correction is
 /// a jump in the audio. Not on PipeWire's pulse server, where a tight tolerance moved the playout
 /// later and kept correcting in 10 ms steps.
+/// The output's alignment, owned by the engine (`AudioEngine.alignment`).
+struct OutputAlignmentState {
+    /// The output opens with a tight tolerance (the server is PulseAudio itself).
+    var tight = false
+    /// Which opening the pending relax belongs to.
+    var opening = 0
+    /// From an opening until the tolerance relaxes.
+    var aligning = false
+    /// When the sink last corrected its clock (uptime ns), and the watch that hears it.
+    var lastCorrection: UInt64 = 0
+    var corrections: DebugLogWatch?
+}
+
 extension AudioEngine {
+    /// True while the output's clock is still being aligned: on PulseAudio from an opening until
+    /// the tolerance relaxes. A listener judging steady playout waits for it (the sink's corrections
+    /// until then are steps in the audio).
+    public var isAligningOutput: Bool { alignment.withLock { $0.aligning } }
+
     /// The tolerance the output opens with on PulseAudio: corrections stop within 5 ms.
     static let settlingDriftTolerance = ClockTime.milliseconds(10)
     /// pulsesink's default: the tolerance once settled, and PipeWire's throughout.
@@ -24,7 +42,7 @@ extension AudioEngine {
     /// stream seconds first (§17).
     static let alignmentSettle = Duration.seconds(2)
     /// The longest the tolerance stays tight, whatever the stream does.
-    static let alignmentLimit = Duration.seconds(15)
+    public static let alignmentLimit = Duration.seconds(15)
     /// How often the stream is looked at meanwhile.
     static let alignmentCheck = Duration.milliseconds(250)
     /// How long opening the output waits for the server to say what it is.
@@ -62,6 +80,7 @@ extension AudioEngine {
         let opening: Int? = alignment.withLock { alignment in
             guard alignment.tight else { return nil }
             alignment.opening += 1
+            alignment.aligning = true
             return alignment.opening
         }
         guard let opening else { return }
@@ -79,15 +98,20 @@ extension AudioEngine {
             let since = atPace ? (atPaceSince ?? now) : nil
             let corrected = Duration.nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds) - Int64(lastCorrection))
             if let since, now - since >= Self.alignmentSettle, corrected >= Self.alignmentSettle {
-                setDriftTolerance(Self.settledDriftTolerance)
+                relax(opening)
                 logger.debug("the output's drift tolerance relaxed to \(Self.settledDriftTolerance.milliseconds) ms")
             } else if now - opened >= Self.alignmentLimit {
-                setDriftTolerance(Self.settledDriftTolerance)
+                relax(opening)
                 logger.info("the output's drift tolerance relaxed to \(Self.settledDriftTolerance.milliseconds) ms before the sink's clock settled (\(atPace ? "at the clock's pace" : "not at the clock's pace"), last corrected \(corrected) ago)")
             } else {
                 checkAlignment(opening: opening, since: opened, atPaceSince: since)
             }
         }
+    }
+
+    private func relax(_ opening: Int) {
+        setDriftTolerance(Self.settledDriftTolerance)
+        alignment.withLock { if $0.opening == opening { $0.aligning = false } }
     }
 
     /// Hears the sink correct its clock (audiobasesink says so only in its log, as a WARNING); once per engine.

@@ -99,10 +99,8 @@ public final class AudioEngine: Sendable {
     let realtime: RealtimeThreads?
     /// Moves the server acknowledged and did not carry out, asked again (`retargetOutput`; WORKAROUNDS §30).
     let movesAskedAgain = Atomic<Int>(0)
-    /// Whether the output opens with a tight drift tolerance (PulseAudio itself), which opening the
-    /// pending relax belongs to, when the sink last corrected its clock (uptime ns) and the watch
-    /// that hears it (`AudioEngine+OutputAlignment`, WORKAROUNDS §34).
-    let alignment: Mutex<(tight: Bool, opening: Int, lastCorrection: UInt64, corrections: DebugLogWatch?)> = Mutex((false, 0, 0, nil))
+    /// How the output's clock is aligned (`AudioEngine+OutputAlignment`, WORKAROUNDS §34).
+    let alignment = Mutex(OutputAlignmentState())
     let logger: Logger
     let state = Mutex(State())
     let eventObservers = ObserverRegistry<EngineEvent>()
