@@ -13,19 +13,6 @@ import PulseAudio
 /// left tight, every burst of a busy machine's jitter would be corrected too, and each correction is
 /// a jump in the audio. Not on PipeWire's pulse server, where a tight tolerance moved the playout
 /// later and kept correcting in 10 ms steps.
-/// The output's alignment, owned by the engine (`AudioEngine.alignment`).
-struct OutputAlignmentState {
-    /// The output opens with a tight tolerance (the server is PulseAudio itself).
-    var tight = false
-    /// Which opening the pending relax belongs to.
-    var opening = 0
-    /// From an opening until the tolerance relaxes.
-    var aligning = false
-    /// When the sink last corrected its clock (uptime ns), and the watch that hears it.
-    var lastCorrection: UInt64 = 0
-    var corrections: DebugLogWatch?
-}
-
 extension AudioEngine {
     /// True while the output's clock is still being aligned: on PulseAudio from an opening until
     /// the tolerance relaxes. A listener judging steady playout waits for it (the sink's corrections
@@ -136,4 +123,17 @@ extension AudioEngine {
             logger.warning("the output's drift tolerance stays where it was: \(error)")
         }
     }
+}
+
+/// The output's alignment, owned by the engine (`AudioEngine.alignment`).
+struct OutputAlignmentState {
+    /// The output opens with a tight tolerance (the server is PulseAudio itself).
+    var tight = false
+    /// Which opening the pending relax belongs to.
+    var opening = 0
+    /// From an opening until the tolerance relaxes.
+    var aligning = false
+    /// When the sink last corrected its clock (uptime ns), and the watch that hears it.
+    var lastCorrection: UInt64 = 0
+    var corrections: DebugLogWatch?
 }
