@@ -85,7 +85,6 @@ extension AudioEngine {
         }
         defer { try? removeInput(id: Self.primerID) }
         let silence = [Int16](repeating: 0, count: EngineGraph.outputFormat.rate / 100 * EngineGraph.outputFormat.channels)
-        let tolerance = outputLatency + Self.paceTolerance
         let started = ContinuousClock.now
         let deadline = started + timeout
         var primed = Duration.zero
@@ -97,7 +96,7 @@ extension AudioEngine {
                 _ = try? primer.push(silence)
                 primed += .milliseconds(10)
             }
-            if let running = runningTime, let newest = link.newestBuffer, running < newest + tolerance {
+            if outputKeepsPace {
                 let since = keptSince ?? now
                 keptSince = since
                 if now - since >= Self.paceHold {
@@ -113,6 +112,13 @@ extension AudioEngine {
             Thread.sleep(forTimeInterval: 0.01)
         }
         return false
+    }
+
+    /// True while the sink takes buffers as fast as the clock runs: its newest trails the running
+    /// time by no more than the output latency and `paceTolerance`.
+    var outputKeepsPace: Bool {
+        guard let running = runningTime, let newest = link.newestBuffer else { return false }
+        return running < newest + outputLatency + Self.paceTolerance
     }
 
     /// The silent input that primes the output while `waitUntilOutputPlays` waits.

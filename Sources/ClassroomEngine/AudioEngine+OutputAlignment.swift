@@ -80,16 +80,16 @@ extension AudioEngine {
             let (current, lastCorrection) = alignment.withLock { ($0.opening == opening, $0.lastCorrection) }
             guard current else { return }
             let now = ContinuousClock.now
-            // As `waitUntilOutputPlays` judges it: the sink takes buffers as fast as the clock runs.
-            let atPace = runningTime.flatMap { running in link.newestBuffer.map { running < $0 + outputLatency + Self.paceTolerance } } ?? false
+            let atPace = outputKeepsPace
             let since = atPace ? (atPaceSince ?? now) : nil
-            let corrected = Duration.nanoseconds(Int64(DispatchTime.now().uptimeNanoseconds) - Int64(lastCorrection))
-            if let since, now - since >= Self.alignmentSettle, corrected >= Self.alignmentSettle {
+            let corrected: Duration? = lastCorrection.map { now - $0 }
+            let quiet = corrected.map { $0 >= Self.alignmentSettle } ?? true
+            if let since, now - since >= Self.alignmentSettle, quiet {
                 relax(opening)
                 logger.debug("the output's drift tolerance relaxed to \(Self.settledDriftTolerance.milliseconds) ms")
             } else if now - opened >= Self.alignmentLimit {
                 relax(opening)
-                logger.info("the output's drift tolerance relaxed to \(Self.settledDriftTolerance.milliseconds) ms before the sink's clock settled (\(atPace ? "at the clock's pace" : "not at the clock's pace"), last corrected \(corrected) ago)")
+                logger.info("the output's drift tolerance relaxed to \(Self.settledDriftTolerance.milliseconds) ms before the sink's clock settled (\(atPace ? "at the clock's pace" : "not at the clock's pace"), last corrected \(corrected.map { "\($0) ago" } ?? "never"))")
             } else {
                 checkAlignment(opening: opening, since: opened, atPaceSince: since)
             }
@@ -107,7 +107,7 @@ extension AudioEngine {
         do {
             let watch = try DebugLogWatch(category: "audiobasesink", level: .warning, containing: "correct clock skew", about: outputSink) { [weak self] in
                 // On the streaming thread: note the time and return.
-                self?.alignment.withLock { $0.lastCorrection = DispatchTime.now().uptimeNanoseconds }
+                self?.alignment.withLock { $0.lastCorrection = .now }
             }
             alignment.withLock { $0.corrections = watch }
         } catch {
@@ -133,7 +133,7 @@ struct OutputAlignmentState {
     var opening = 0
     /// From an opening until the tolerance relaxes.
     var aligning = false
-    /// When the sink last corrected its clock (uptime ns), and the watch that hears it.
-    var lastCorrection: UInt64 = 0
+    /// When the sink last corrected its clock, and the watch that hears it.
+    var lastCorrection: ContinuousClock.Instant?
     var corrections: DebugLogWatch?
 }

@@ -183,7 +183,6 @@ public final class AudioEngine: Sendable {
             self?.handle(message)
         }
         busSubscription.withLock { $0 = subscription }
-        chooseAlignment()
         do {
             try goPlaying(reporting: firstError)
         } catch {
@@ -193,14 +192,15 @@ public final class AudioEngine: Sendable {
         }
         state.withLock { $0.running = true }
         outputBuffer.opened()
-        relaxAlignmentLater()
         watchUnderruns()
         logger.info("audio engine started", metadata: ["output": "\(output)", "latency": "\(outputLatency)", "output buffer": "\(outputBuffer.size)"])
     }
 
     /// Sets the pipeline to PLAYING and waits (bounded) until it plays; on failure the pipeline is
-    /// back in NULL and the error names the bus's reason.
+    /// back in NULL and the error names the bus's reason. The output opens aligned for its server
+    /// and relaxes once settled (`AudioEngine+OutputAlignment`).
     private func goPlaying(reporting firstError: FirstFailure<(GLibError, String?)>) throws(EngineError) {
+        chooseAlignment()
         do {
             // The mixer gets its base time before the clock (WORKAROUNDS §29).
             pipeline.startRunningTimeNow()
@@ -213,6 +213,7 @@ public final class AudioEngine: Sendable {
             _ = try? pipeline.setState(.null)
             throw .gstreamer(.stateChangeFailed(element: pipeline.name, target: .playing, error: reason?.0, debug: reason?.1))
         }
+        relaxAlignmentLater()
     }
 
     /// Takes the graph down (NULL) without forgetting it, because its output cannot play: the
@@ -243,7 +244,6 @@ public final class AudioEngine: Sendable {
         let watch = pipeline.bus.subscribe { message in firstError.record(message) }
         defer { watch.cancel() }
         link.starting()
-        chooseAlignment()
         do {
             try goPlaying(reporting: firstError)
         } catch {
@@ -251,7 +251,6 @@ public final class AudioEngine: Sendable {
             throw error
         }
         outputBuffer.opened()
-        relaxAlignmentLater()
         logger.notice("audio engine restarted", metadata: ["output": "\(output)"])
     }
 
