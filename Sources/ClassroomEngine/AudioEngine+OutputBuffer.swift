@@ -33,7 +33,7 @@ extension AudioEngine {
                 eventObservers.notify(.outputUnderrun(buffer: current, underruns: outputBuffer.underruns))
                 return
             }
-            guard link.phase == .up else {
+            guard link.mayReopen else {
                 outputBuffer.raised(to: size, made: false)
                 return
             }
@@ -55,7 +55,7 @@ extension AudioEngine {
             return
         }
         let keeper = keepDeviceBusy(buffer: size)
-        let probe = upstream.addProbe(.blockDownstream) { [weak self] info in
+        let probe = upstream.addProbe(.blockDownstream) { [weak self, weak keeper] info in
             guard let self, info.buffer != nil else { return .pass }
             let made = self.reopenOutput(buffer: size)
             self.outputBuffer.raised(to: size, made: made)
@@ -94,20 +94,30 @@ extension AudioEngine {
                            metadata: ["device": "\(device ?? "default")"])
             return nil
         }
-        let previous = underrunWatch.withLock { watch in
+        // The watch is its one owner: a teardown that ran while it started (the engine stopping)
+        // took nothing, so it is not kept then; anything else holds it weakly.
+        let (kept, previous) = underrunWatch.withLock { watch -> (Bool, DeviceKeeper?) in
+            guard link.mayReopen else { return (false, nil) }
             defer { watch.keeper = keeper }
-            return watch.keeper
+            return (true, watch.keeper)
         }
         previous?.stop()
+        guard kept else {
+            keeper.stop()
+            return nil
+        }
         // Never left playing: a probe that never fires (the engine stopped meanwhile) releases nothing.
         release(keeper, after: Self.keeperLimit)
         return keeper
     }
 
-    /// Stops `keeper` `delay` from now unless it is gone already (the reopened stream is on the device by then).
+    /// Stops `keeper` `delay` from now unless it is gone already (the reopened stream is on the device
+    /// by then). Held weakly: a keeper the engine's teardown took is freed then, not when this fires
+    /// (a test process that ended within `keeperLimit` of a raise reported its pipeline as leaked).
     private func release(_ keeper: DeviceKeeper?, after delay: ClockTime) {
         guard let keeper else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay.milliseconds))) { [weak self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay.milliseconds))) { [weak self, weak keeper] in
+            guard let keeper else { return }
             self?.underrunWatch.withLock { watch in
                 if watch.keeper === keeper { watch.keeper = nil }
             }

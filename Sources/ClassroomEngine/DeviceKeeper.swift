@@ -56,4 +56,7 @@ final class DeviceKeeper: Sendable {
         _ = try? pipeline.setState(.null)
         counter.withLock { $0 = nil }
     }
+
+    /// Its stream never outlives it, whoever let it go last.
+    deinit { stop() }
 }

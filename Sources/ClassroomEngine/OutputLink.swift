@@ -92,6 +92,11 @@ final class OutputLink: Sendable {
     /// True while the server holds the stream corked.
     var isCorked: Bool { phase == .corked }
 
+    /// True when the stream plays and nothing is taking the sink down or reopening it: a reopen may start.
+    var mayReopen: Bool { state.withLock { Self.mayReopen($0) } }
+
+    private static func mayReopen(_ state: State) -> Bool { state.phase == .up && !state.sinkClosing }
+
     // MARK: Driven by the engine
 
     /// The pipeline is on its way up (start or restart): a lost stream is now recovering.
@@ -144,7 +149,7 @@ final class OutputLink: Sendable {
     func reopen(_ body: () -> Bool) -> Bool {
         access.withLock { _ in
             let mayReopen = state.withLock { state -> Bool in
-                guard state.phase == .up, !state.sinkClosing else { return false }
+                guard Self.mayReopen(state) else { return false }
                 state.phase = .connecting(rendered: 0)
                 state.sinkClosing = true
                 return true
