@@ -17,6 +17,13 @@ public enum RoomNearEnd {
         /// Where the student is in each run's uplink (samples at 48 kHz), found by correlation with `reference`.
         let aloneSpan: Range<Int>, bothSpan: Range<Int>
 
+        /// Where the student's speech starts on each run's uplink, seconds from its first microphone frame.
+        public var onsets: (alone: Double, both: Double) {
+            (Double(aloneSpan.lowerBound + Self.margin) / 48_000, Double(bothSpan.lowerBound + Self.margin) / 48_000)
+        }
+        /// The uplink around the speech: a quarter of a second either side.
+        static let margin = 48_000 / 4
+
         /// The uplink over the student's speech, from the run with or without the teacher.
         public func uplink(withTeacher: Bool) -> [Int16] {
             Array(withTeacher ? both.uplinkAudio[bothSpan] : alone.uplinkAudio[aloneSpan])
@@ -31,18 +38,25 @@ public enum RoomNearEnd {
         let alone = try await RoomEchoMeasurement.run(script: script, delay: delay, teacher: false, student: student, processing: processing, logger: logger)
         let both = try await RoomEchoMeasurement.run(script: script, delay: delay, student: student, processing: processing, logger: logger)
         let speech = try WaveFile.samples(at: student.path)
-        func span(in result: RoomEchoMeasurement.Result) throws -> Range<Int> {
-            guard let onset = onset(of: speech, in: result.uplinkAudio) else { throw MeasurementError("the student was not found on the uplink") }
-            let margin = 48_000 / 4
-            return max(0, onset - margin)..<min(result.uplinkAudio.count, onset + speech.count + margin)
+        func span(in result: RoomEchoMeasurement.Result, _ run: String) throws -> Range<Int> {
+            let margin = DoubleTalk.margin, heard = result.uplinkAudio.count
+            // A speech cut by the run's end is not where correlation finds it: the peak then falls anywhere.
+            guard let onset = onset(of: speech, in: result.uplinkAudio), onset + speech.count <= heard else {
+                throw MeasurementError("the student (\(formatted(speech.count)) s of speech) was not found whole on the uplink of the run \(run) "
+                                       + "(\(formatted(heard)) s of uplink audio, \(result.uplinkFrames.count) frames)")
+            }
+            return max(0, onset - margin)..<min(heard, onset + speech.count + margin)
         }
-        let aloneSpan = try span(in: alone), bothSpan = try span(in: both)
+        let aloneSpan = try span(in: alone, "with the student alone"), bothSpan = try span(in: both, "in double talk")
         func energy(_ samples: ArraySlice<Int16>) -> Double { samples.reduce(0) { $0 + Double($1) * Double($1) } }
         let single = energy(alone.uplinkAudio[aloneSpan]), double = energy(both.uplinkAudio[bothSpan])
         guard single > 0 else { throw MeasurementError("the uplink carried nothing of the student alone") }
         return DoubleTalk(kept: 10 * log10(max(double, 1) / single), alone: alone, both: both, reference: student.path,
                           aloneSpan: aloneSpan, bothSpan: bothSpan)
     }
+
+    /// Samples at 48 kHz as seconds, for a message.
+    private static func formatted(_ samples: Int) -> String { String(format: "%.2f", Double(samples) / 48_000) }
 
     /// Where `reference` starts in `audio` (both 48 kHz), by the peak of their cross-correlation at 8 kHz.
     static func onset(of reference: [Int16], in audio: [Int16]) -> Int? {

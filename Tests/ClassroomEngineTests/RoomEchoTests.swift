@@ -37,6 +37,7 @@ struct RoomEchoTests {
         let (kept, alone, both) = (talk.kept, talk.alone, talk.both)
         print("FIGURE room double talk, 150 ms: the student kept \(kept) dB; teacher cancelled before the student spoke: "
               + "\(both.path.windowERLE.prefix(14).suffix(8).map { Int($0.rounded()) }) dB; student alone \(alone.uplinkFrames.count) uplink frames; "
+              + "the student found \(talk.onsets.alone) s / \(talk.onsets.both) s into the two uplinks; "
             + "largest level-control gain alone \(alone.gains.map(\.gain).max() ?? 0) dB, with the teacher \(both.gains.map(\.gain).max() ?? 0) dB")
         #expect(kept >= -6)
         // Not lifted above what the student said alone, either (residual echo would show as a gain).
