@@ -5,6 +5,11 @@
 # tone falls more than 20 dB under its full level (95th percentile), while A sends, are counted as dropouts.
 #
 #   scripts/with-pulseaudio.sh bash scripts/measure-janus-prebuffer.sh [SECONDS] [N ...]
+#
+# TALKER=source: A's microphone is a sound-server source (a null sink's monitor the tone plays
+# into in real time) instead of the file. The file microphone sends its packets in pairs, 40 ms
+# apart (measured with tshark on loopback: gaps p1 0.3 ms, p99 43 ms); a source sends one per
+# 20 ms (p1 19.6, p99 20.3 ms), as a kiosk's microphone does, so the two need different prebuffers.
 set -euo pipefail
 seconds=${1:-20}; shift || true
 prebuffers=${*:-0 1 2 3 6}
@@ -20,12 +25,21 @@ length=$((seconds + 6))
 gst-launch-1.0 -q audiotestsrc num-buffers=$((length * 10)) samplesperbuffer=4800 wave=silence ! audio/x-raw,format=S16LE,rate=48000,channels=2 ! wavenc ! filesink location="$work/silence.wav"
 gst-launch-1.0 -q audiotestsrc num-buffers=$((length * 10)) samplesperbuffer=4800 wave=sine freq=1000 volume=0.3 ! audio/x-raw,format=S16LE,rate=48000,channels=1 ! wavenc ! filesink location="$work/tone.wav"
 echo '[{"at": 0.2, "do": "mic", "on": true}]' > "$work/mic-on.json"
+mic=$work/tone.wav
+if [[ ${TALKER:-file} == source ]]; then
+    module=$(pactl load-module module-null-sink sink_name=prebuffer_talker)
+    trap 'kill $janus ${tone:-} 2>/dev/null || true; pactl unload-module $module 2>/dev/null || true; rm -rf "$work"' EXIT
+    gst-launch-1.0 -q audiotestsrc is-live=true wave=sine freq=1000 volume=0.3 ! audio/x-raw,rate=48000,channels=1 \
+        ! pulsesink device=prebuffer_talker > /dev/null 2>&1 &
+    tone=$!
+    mic=prebuffer_talker.monitor
+fi
 for n in $prebuffers; do
     "$player" play "$work/silence.wav" --room "janus://127.0.0.1:$port/1234?display=listener" --mic none --output "wav:$work/b-$n.wav" \
         --events "$work/b-$n.jsonl" --no-stdin > /dev/null 2>&1 &
     listener=$!
     sleep 2
-    "$player" play "$work/silence.wav" --room "janus://127.0.0.1:$port/1234?display=talker&prebuffer=$n" --mic "$work/tone.wav" \
+    "$player" play "$work/silence.wav" --room "janus://127.0.0.1:$port/1234?display=talker&prebuffer=$n" --mic "$mic" \
         --script "$work/mic-on.json" --output null --events "$work/a-$n.jsonl" --no-stdin > /dev/null 2>&1 &
     talker=$!
     wait $talker $listener || true

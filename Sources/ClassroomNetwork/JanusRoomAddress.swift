@@ -48,7 +48,8 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     /// Janus's HTTPS port unless one is given.
     public static let defaultSecurePort = 8089
     /// The prebuffer unless one is given: 4 packets (80 ms), the fewest with no gap in any loopback
-    /// run (3 had gaps in some, 1 and 2 in most; the AudioBridge's own default is 6: README).
+    /// run (3 had gaps in some, 1 and 2 in most, from a file microphone and from a sound-server
+    /// source alike; the AudioBridge's own default is 6: README, docs/WEBRTC-NOTES.md).
     public static let defaultPrebuffer = 4
     /// The prebuffers `?prebuffer=` takes: up to a second. 0 is not one: Janus 1.1.2 takes it, then never mixes the kiosk in (measured on loopback).
     public static let prebufferRange = 1...50
