@@ -38,6 +38,8 @@ enum DeviceMouthToEarRows {
         let kioskToKiosk: Double?
         let floorToKiosk: Double?
         let room: Double?
+        /// The floor's sender and receiver through the same Janus room: Janus's own floor.
+        let roomFloor: Double?
         /// Kiosk B's jitter buffer at the end of the kiosk → kiosk path and of the floor → kiosk one.
         let jitterBuffer: Double?
         let floorToKioskJitterBuffer: Double?
@@ -60,6 +62,11 @@ enum DeviceMouthToEarRows {
         classroom-player, A with --mic on that source (voice profile: AEC, NS, AGC) and --uplink rtp://127.0.0.1:PORT?ptime=10, B with \
         --live rtp://127.0.0.1:PORT --output on that sink (adaptive jitter buffer). Through Janus: both join room 1234 of a private Janus \
         1.1 on loopback (janus://, plain RTP), B muted. Median of the bursts.
+        """
+    static let roomFloorMethod = """
+        Janus's own floor: the floor's sender (with 20 ms Opus packets: the AudioBridge mixes one packet per participant per 20 ms tick) \
+        and receiver, each joined to the same room as a plain-RTP participant with the kiosks' prebuffer \
+        (\(JanusRoomAddress.defaultPrebuffer) packets) by scripts/measure/janus-rtp-join.py.
         """
 
     static func rows(chartDirectory: String) async -> [BenchmarkRow] {
@@ -104,9 +111,12 @@ enum DeviceMouthToEarRows {
         let floor = await attempt("floor", "floor")
         let kiosks = await attempt("kiosk", "kiosk")
         let toKiosk = await attempt("floor", "kiosk")
-        let room: Result<PathResult, any Error> = roomURI == nil ? .failure(BenchError("the private Janus did not start")) : await attempt("kiosk-room", "kiosk-room")
+        let noJanus: Result<PathResult, any Error> = .failure(BenchError("the private Janus did not start"))
+        let room = roomURI == nil ? noJanus : await attempt("kiosk-room", "kiosk-room")
+        let roomFloor = roomURI == nil ? noJanus : await attempt("floor-room", "floor-room")
         let floorFigure = try? floor.get().median
         let floorText = floorFigure.map { "the floor in the same run: \(formatted($0, "ms")); " } ?? "the floor: not measured; "
+        let roomFloorText = (try? roomFloor.get().median).map { "Janus's own floor (gst-launch through the same room) in the same run: \(formatted($0, "ms")); " } ?? ""
 
         func row(_ measure: String, _ result: Result<PathResult, any Error>, baseline: String, goal: String, allowance: Double?, method: String) -> BenchmarkRow {
             switch result {
@@ -127,13 +137,15 @@ enum DeviceMouthToEarRows {
                 baseline: "the issue's figure on the test PulseAudio: 93–96 ms (another recording rig)", goal: "—", allowance: nil, method: floorMethod),
             row("Mouth-to-ear through \(server): kiosk → kiosk over RTP on loopback", kiosks,
                 baseline: floorText + anchor + "; before #21: \(before.kiosk) (PulseAudio)", goal: "≤ the floor + 25 ms", allowance: 25, method: ""),
+            row("Mouth-to-ear floor through \(server): gst-launch sender → Janus AudioBridge → gst-launch receiver on loopback", roomFloor,
+                baseline: "the direct floor: the row above", goal: "—", allowance: nil, method: floorMethod + " " + roomFloorMethod),
             row("Mouth-to-ear through \(server): kiosk → Janus AudioBridge → kiosk on loopback", room,
-                baseline: floorText + anchor + "; before #21: \(before.room) (PulseAudio)", goal: "≤ the floor + 60 ms", allowance: 60, method: ""),
+                baseline: floorText + roomFloorText + anchor + "; before #21: \(before.room) (PulseAudio)", goal: "≤ the floor + 60 ms", allowance: 60, method: ""),
         ]
         // Where the time goes: the same floor sender into kiosk B gives the receiving side; kiosk A's
         // side is what A adds over the floor's sender.
         let budget = ServerBudget(server: server, floor: floorFigure, kioskToKiosk: try? kiosks.get().median, floorToKiosk: try? toKiosk.get().median,
-                                  room: try? room.get().median, jitterBuffer: try? kiosks.get().jitterBufferMs,
+                                  room: try? room.get().median, roomFloor: try? roomFloor.get().median, jitterBuffer: try? kiosks.get().jitterBufferMs,
                                   floorToKioskJitterBuffer: try? toKiosk.get().jitterBufferMs, roomJitterBuffer: try? room.get().jitterBufferMs)
         if let floor = budget.floor, let both = budget.kioskToKiosk, let receiving = budget.floorToKiosk {
             let engine = AudioEngine.Configuration()
@@ -143,7 +155,8 @@ enum DeviceMouthToEarRows {
             let sendSide = (both - jitter) - (receiving - receivingJitter)
             let engineSide = both - floor - sendSide - (jitter - 10)
             let fecHeld = (try? kiosks.get().fecHeldMs) ?? .nan
-            let roomPart = budget.room.map { "; Janus (its pre-buffering, decode, mix, encode, and B's room jitter buffer of \(formatted(budget.roomJitterBuffer ?? 0, "ms"))) adds \(formatted($0 - both, "ms")) over the direct path" } ?? ""
+            let janusOwn = budget.roomFloor.map { "; of that, Janus's own floor is \(formatted($0 - floor, "ms")) over the direct floor (20 ms packets, its queue of \(JanusRoomAddress.defaultPrebuffer) and its 20 ms mix)" } ?? ""
+            let roomPart = budget.room.map { "; Janus (its pre-buffering, decode, mix, encode, and B's room jitter buffer of \(formatted(budget.roomJitterBuffer ?? 0, "ms"))) adds \(formatted($0 - both, "ms")) over the direct path\(janusOwn)" } ?? ""
             rows.append(BenchmarkRow(
                 measure: "Mouth-to-ear budget through \(server): what the kiosks add over the floor", value: both - floor, unit: "ms",
                 baseline: "the floor: \(formatted(floor, "ms"))", goal: "—", pass: nil, runs: 3,

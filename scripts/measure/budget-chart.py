@@ -22,7 +22,8 @@ PARTS = [("floor (gst-launch sender and receiver)", "#9e9e9e"),
          ("kiosk A beyond the floor's sender", "#4c72b0"),
          ("kiosk B's jitter buffer beyond 10 ms", "#dd8452"),
          ("kiosk B's engine beyond the floor's receiver", "#c44e52"),
-         ("Janus beyond the direct path", "#8172b3")]
+         ("Janus's own floor beyond the direct floor", "#8172b3"),
+         ("the kiosks' further part through Janus", "#937860")]
 
 budgets = json.load(open(sys.argv[1]))
 bars = []  # (label, total, [values in PARTS order])
@@ -35,9 +36,12 @@ for server in budgets:
     # A negative part (measurement spread) is drawn as 0 and taken from B's engine, so the bar keeps its measured height.
     parts = [floor, max(sender, 0), max(jitter - 10, 0)]
     parts.append(both - sum(parts))
-    bars.append((f"{server['server']}\nkiosk → kiosk", both, parts + [0]))
+    bars.append((f"{server['server']}\nkiosk → kiosk", both, parts + [0, 0]))
     if server.get("room") is not None:
-        bars.append((f"{server['server']}\nvia Janus", server["room"], parts + [server["room"] - both]))
+        through = server["room"] - both
+        # Janus's own floor over the direct one (measured with gst-launch on either side), the rest the kiosks'.
+        own = min(max(server["roomFloor"] - floor, 0), through) if server.get("roomFloor") is not None else through
+        bars.append((f"{server['server']}\nvia Janus", server["room"], parts + [own, through - own]))
 
 figure, axes = plt.subplots(figsize=(10, 5.5), dpi=110)
 labelled = set()

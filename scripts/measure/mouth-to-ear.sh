@@ -12,10 +12,15 @@
 #   floor          gst-launch: pulsesrc (20 ms buffer) ► Opus 10 ms ► RTP ► udpsink
 #   kiosk          classroom-player ($PLAYER) with --mic mouth-mic --uplink rtp://…?ptime=10
 #   kiosk-room     classroom-player joined to $ROOM (a janus:// or http:// room) with --mic mouth-mic
+#   floor-room     the floor's sender with 20 ms Opus packets (the AudioBridge mixes one packet per
+#                  20 ms), joined to $ROOM (janus:// only) as a plain-RTP participant with the
+#                  kiosk's prebuffer ($PREBUFFER, 4 unless given) by scripts/measure/janus-rtp-join.py
 # RECEIVER, what plays that on "ear":
 #   floor          gst-launch: udpsrc ► rtpjitterbuffer 10 ms ► opusdec ► pulsesink (20 ms buffer, sync=false)
 #   kiosk          classroom-player with --live rtp://127.0.0.1:$PORT --output ear
 #   kiosk-room     classroom-player joined to $ROOM, muted, --output ear
+#   floor-room     the floor's receiver on the room's mix, joined to $ROOM as a plain-RTP participant
+#                  that sends nothing: Janus's own floor, beside the kiosks through the same room
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sender=$1 receiver=$2 bursts=${3:-12}
@@ -51,19 +56,42 @@ for ((n = 0; n < bursts; n++)); do
 done
 sox "${parts[@]}" "$work/bursts.wav"
 
+# room_join NAME [--muted]: joins $ROOM as a plain-RTP participant receiving on a free port; sets
+# $receive (that port) and $janus_port (where Janus takes this participant's RTP).
+room_join() {
+  receive=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  python3 "$here/janus-rtp-join.py" "${ROOM:?}" --display "$1" --receive-port "$receive" --prebuffer "${PREBUFFER:-4}" ${2:-} > "$work/$1.port" & pids+=($!)
+  for _ in $(seq 100); do [[ -s $work/$1.port ]] && break; sleep 0.1; done
+  janus_port=$(cat "$work/$1.port")
+  [[ -n $janus_port ]] || { echo "mouth-to-ear: $1 could not join $ROOM" >&2; exit 1; }
+}
+floor_receiver() {  # floor_receiver PORT [JITTERBUFFER_OPTION...]: the floor's receiver on PORT
+  local port=$1; shift
+  gst-launch-1.0 -q udpsrc port="$port" caps="application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=111" \
+    ! rtpjitterbuffer latency=10 "$@" ! rtpopusdepay ! opusdec ! audioconvert ! audioresample \
+    ! pulsesink device=ear buffer-time=20000 latency-time=10000 sync=false > /dev/null 2>&1 & pids+=($!)
+}
+floor_sender() {  # floor_sender FRAME_MS PORT [BIND_PORT]: the floor's sender to PORT
+  gst-launch-1.0 -q pulsesrc device=mouth-mic buffer-time=20000 latency-time=10000 ! audio/x-raw,rate=48000,channels=1 \
+    ! audioconvert ! opusenc frame-size="$1" ! rtpopuspay pt=111 ! udpsink host=127.0.0.1 port="$2" ${3:+bind-address=127.0.0.1 bind-port=$3} \
+    sync=false async=false > /dev/null 2>&1 & pids+=($!)
+}
+
 # KIOSK_ARGS: more options for both kiosks (e.g. --output-buffer 40).
 kiosk() { "$player" play "$work/silence.ogg" --no-stdin --log-level error ${KIOSK_ARGS:-} "$@" > /dev/null 2>&1 & pids+=($!); }
 case $receiver in
-  floor) gst-launch-1.0 -q udpsrc port="$port" caps="application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=111" \
-           ! rtpjitterbuffer latency=10 ! rtpopusdepay ! opusdec ! audioconvert ! audioresample \
-           ! pulsesink device=ear buffer-time=20000 latency-time=10000 sync=false > /dev/null 2>&1 & pids+=($!) ;;
+  floor) floor_receiver "$port" ;;
+  # The room's mix flows from the join on, before anything else plays on the rig: the idle device held
+  # the new stream and a sync=false sink kept what piled up meanwhile (453 ms, measured). drop-on-latency
+  # lets the jitter buffer shed that pile once the device plays.
+  floor-room) room_join ear --muted; floor_receiver "$receive" drop-on-latency=true ;;
   kiosk) kiosk --live "rtp://127.0.0.1:$port" --output ear --events "$work/b.jsonl" ;;
   kiosk-room) kiosk --room "${ROOM:?}" --mic none --output ear --events "$work/b.jsonl" ;;
   *) echo "mouth-to-ear: unknown receiver '$receiver'" >&2; exit 2 ;;
 esac
 case $sender in
-  floor) gst-launch-1.0 -q pulsesrc device=mouth-mic buffer-time=20000 latency-time=10000 ! audio/x-raw,rate=48000,channels=1 \
-           ! audioconvert ! opusenc frame-size=10 ! rtpopuspay pt=111 ! udpsink host=127.0.0.1 port="$port" sync=false async=false > /dev/null 2>&1 & pids+=($!) ;;
+  floor) floor_sender 10 "$port" ;;
+  floor-room) room_join mouth; floor_sender 20 "$janus_port" "$receive" ;;
   kiosk) kiosk --mic mouth-mic --uplink "rtp://127.0.0.1:$port?ptime=10" --output null --script "$work/mic.json" --events "$work/a.jsonl" ;;
   kiosk-room) kiosk --room "${ROOM:?}" --mic mouth-mic --output null --script "$work/mic.json" --events "$work/a.jsonl" ;;
   *) echo "mouth-to-ear: unknown sender '$sender'" >&2; exit 2 ;;
