@@ -18,9 +18,7 @@ public enum RoomNearEnd {
         let aloneSpan: Range<Int>, bothSpan: Range<Int>
 
         /// Where the student's speech starts on each run's uplink, seconds from its first microphone frame.
-        public var onsets: (alone: Double, both: Double) {
-            (Double(aloneSpan.lowerBound + Self.margin) / 48_000, Double(bothSpan.lowerBound + Self.margin) / 48_000)
-        }
+        public let onsets: (alone: Double, both: Double)
         /// The uplink around the speech: a quarter of a second either side.
         static let margin = 48_000 / 4
 
@@ -38,21 +36,21 @@ public enum RoomNearEnd {
         let alone = try await RoomEchoMeasurement.run(script: script, delay: delay, teacher: false, student: student, processing: processing, logger: logger)
         let both = try await RoomEchoMeasurement.run(script: script, delay: delay, student: student, processing: processing, logger: logger)
         let speech = try WaveFile.samples(at: student.path)
-        func span(in result: RoomEchoMeasurement.Result, _ run: String) throws -> Range<Int> {
+        func span(in result: RoomEchoMeasurement.Result, _ run: String) throws -> (span: Range<Int>, onset: Double) {
             let margin = DoubleTalk.margin, heard = result.uplinkAudio.count
             // A speech cut by the run's end is not where correlation finds it: the peak then falls anywhere.
             guard let onset = onset(of: speech, in: result.uplinkAudio), onset + speech.count <= heard else {
                 throw MeasurementError("the student (\(formatted(speech.count)) s of speech) was not found whole on the uplink of the run \(run) "
                                        + "(\(formatted(heard)) s of uplink audio, \(result.uplinkFrames.count) frames)")
             }
-            return max(0, onset - margin)..<min(heard, onset + speech.count + margin)
+            return (max(0, onset - margin)..<min(heard, onset + speech.count + margin), Double(onset) / 48_000)
         }
-        let aloneSpan = try span(in: alone, "with the student alone"), bothSpan = try span(in: both, "in double talk")
+        let (aloneSpan, aloneOnset) = try span(in: alone, "with the student alone"), (bothSpan, bothOnset) = try span(in: both, "in double talk")
         func energy(_ samples: ArraySlice<Int16>) -> Double { samples.reduce(0) { $0 + Double($1) * Double($1) } }
         let single = energy(alone.uplinkAudio[aloneSpan]), double = energy(both.uplinkAudio[bothSpan])
         guard single > 0 else { throw MeasurementError("the uplink carried nothing of the student alone") }
         return DoubleTalk(kept: 10 * log10(max(double, 1) / single), alone: alone, both: both, reference: student.path,
-                          aloneSpan: aloneSpan, bothSpan: bothSpan)
+                          aloneSpan: aloneSpan, bothSpan: bothSpan, onsets: (aloneOnset, bothOnset))
     }
 
     /// Samples at 48 kHz as seconds, for a message.
