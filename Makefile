@@ -56,7 +56,7 @@ test-build: setup
 # more, alone, and the log says so (RETRIED:). test-quick is pass 1, test-realtime passes 2-4.
 # QUICK_SKIP adds suites pass 1 leaves out (the Debian 13 lane: ClassroomAudioTests, pure Swift
 # and the same binary behaviour on both, run once in the Debian 12 lane).
-PULSE_SUITES = DeviceMonitorTests|PulseRouteTests|ListenerContinuityTests|MicrophoneRetryTests|OutputRaiseTests|OutputAlignmentTests
+PULSE_SUITES = DeviceMonitorTests|PulseRouteTests|ListenerContinuityTests|MicrophoneRetryTests|OutputRaiseTests|OutputAlignmentTests|OutputSilenceTests
 
 # LEAKS=1: pass 1 and the engine pass run under GStreamer's leaks tracer and fail on a leak too
 # (scripts/check-leaks.sh --): the leak check without a third run of the same tests.

@@ -89,6 +89,9 @@ public final class AudioEngine: Sendable {
     let underrunWatch: Mutex<(watch: DebugLogWatch?, reopening: PadProbe?, keeper: DeviceKeeper?)> = Mutex((nil, nil, nil))
     /// Keeps the echo probe's latency answer installed.
     let lookahead: PadProbe?
+    /// Makes the sound-server output play the mixer's GAP buffers as the silence they hold
+    /// (pulsesink writes nothing for them, and the server's stream runs dry; WORKAROUNDS §35).
+    let gapsAsSilence: PadProbe?
     /// Unique per engine: webrtcdsp finds its probe by name in a process-wide list.
     let probeName: String
     /// Unique on the sound server (process and engine): the output stream's `EngineGraph.outputStreamKey`.
@@ -146,6 +149,7 @@ public final class AudioEngine: Sendable {
             query.answerLatency(live: true, min: .zero, max: nil)
             return .handled
         }
+        gapsAsSilence = output.isSoundServer ? (try? outputSink.staticPad("sink"))?.addGapsAsSilence() : nil
     }
 
     private static func buildOutputChain(output: OutputTarget, configuration: Configuration, probeName: String, streamID: String, number: Int) throws(GStreamerError)

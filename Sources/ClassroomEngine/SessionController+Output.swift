@@ -61,16 +61,42 @@ extension SessionController {
 
     // MARK: Sound server loss and return
 
-    /// The output failed. For a sound-server output that is the server gone (or refusing us):
-    /// media services are lost (an interruption: lesson paused, uplink muted), the microphone and
-    /// the device watch go with it, and `checkAlarms` tries to bring everything back.
+    /// The output failed. For a sound-server output that is either the server gone (or refusing
+    /// us) or, when it still answers, the server ending our stream because its last device went
+    /// away: asked off the queue, then judged on it.
     func outputLost(_ why: String) {
         guard !engine.link.isLost else { return }
-        logger.error("output lost: \(why)")
         // A WAV file that cannot be written (a full disk) is no lost sound server: no media-services
         // interruption; the `outputLost` event tells the integrator, who decides.
-        guard engine.output.isSoundServer else { return }
+        guard engine.output.isSoundServer else {
+            logger.error("output lost: \(why)")
+            return
+        }
+        let server = engine.soundServer
+        DispatchQueue.global().async { [weak self] in
+            // A server that answers killed the stream itself: pulsesink says so at its next write, often
+            // before the device watch hears the device go (it wrote nothing while the mix was silence).
+            let answers = (try? server.serverName(within: Self.serverCheck)) != nil
+            self?.queue.async { [weak self] in
+                guard let self else { return }
+                if answers {
+                    deviceLost("the sound server ended the output stream (\(why)): its device went away and there is no other")
+                } else {
+                    serverLost(why)
+                }
+            }
+        }
+    }
+
+    /// How long a sound server that still lives takes at most to answer (a local connection: milliseconds).
+    static let serverCheck = Duration.milliseconds(500)
+
+    /// The sound server is gone (or refuses us): media services are lost (an interruption: lesson
+    /// paused, uplink muted), the microphone and the device watch go with it, and `checkAlarms`
+    /// tries to bring everything back.
+    private func serverLost(_ why: String) {
         guard engine.link.lose(.server) else { return }
+        logger.error("output lost: \(why)")
         let monitor = state.withLock { state -> DeviceMonitor? in
             defer { state.deviceMonitor = nil }
             return state.deviceMonitor
