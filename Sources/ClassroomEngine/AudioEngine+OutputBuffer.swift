@@ -55,6 +55,12 @@ extension AudioEngine {
             return
         }
         let keeper = keepDeviceBusy(buffer: size)
+        // A teardown that ran while the keeper started (the engine stopping) left nothing to reopen.
+        guard link.mayReopen else {
+            outputBuffer.raised(to: size, made: false)
+            release(keeper, after: .zero)
+            return
+        }
         let probe = upstream.addProbe(.blockDownstream) { [weak self, weak keeper] info in
             guard let self, info.buffer != nil else { return .pass }
             let made = self.reopenOutput(buffer: size)
