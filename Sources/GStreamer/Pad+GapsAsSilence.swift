@@ -17,10 +17,7 @@ extension Pad {
             guard let data = info.pointee.data else { return GST_PAD_PROBE_OK }
             let gap = GstBufferFlags(rawValue: GST_BUFFER_FLAG_GAP.rawValue).rawValue
             guard data.assumingMemoryBound(to: GstBuffer.self).pointee.mini_object.flags & gap != 0 else { return GST_PAD_PROBE_OK }
-            // make_writable takes over the probe's reference and returns the one the pad pushes on.
-            let writable = gst_mini_object_make_writable(data.assumingMemoryBound(to: GstMiniObject.self))
-            info.pointee.data = UnsafeMutableRawPointer(writable)
-            writable?.pointee.flags &= ~gap
+            info.writableBuffer()?.pointee.mini_object.flags &= ~gap
             return GST_PAD_PROBE_OK
         })
     }

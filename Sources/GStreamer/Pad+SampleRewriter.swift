@@ -11,11 +11,7 @@ extension Pad {
     public func addSampleRewriter(when wanted: @escaping @Sendable () -> Bool = { true },
                                   _ rewrite: @escaping @Sendable (_ samples: UnsafeMutableBufferPointer<Int16>, _ pts: ClockTime?) -> Void) -> PadProbe? {
         addProbe(.buffer, box: PadProbeBox { _, info in
-            guard wanted(), let data = info.pointee.data else { return GST_PAD_PROBE_OK }
-            // make_writable takes over the probe's reference and returns the one the pad pushes on.
-            let writable = gst_mini_object_make_writable(data.assumingMemoryBound(to: GstMiniObject.self))
-            info.pointee.data = UnsafeMutableRawPointer(writable)
-            guard let buffer = UnsafeMutableRawPointer(writable)?.assumingMemoryBound(to: GstBuffer.self) else { return GST_PAD_PROBE_OK }
+            guard wanted(), let buffer = info.writableBuffer() else { return GST_PAD_PROBE_OK }
             var map = GstMapInfo()
             guard gst_buffer_map(buffer, &map, GstMapFlags(rawValue: GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) != 0 else { return GST_PAD_PROBE_OK }
             defer { gst_buffer_unmap(buffer, &map) }

@@ -190,3 +190,15 @@ private let padProbeDestroy: GDestroyNotify = { userData in
     box.takeUnretainedValue().removed.store(true, ordering: .releasing)
     box.release()
 }
+
+extension UnsafeMutablePointer where Pointee == GstPadProbeInfo {
+    /// The probe's buffer made writable (copied only when someone else holds it) and handed back to
+    /// the pad in its place; nil when the probe carries no data. make_writable takes over the probe's
+    /// reference and returns the one the pad pushes on.
+    func writableBuffer() -> UnsafeMutablePointer<GstBuffer>? {
+        guard let data = pointee.data else { return nil }
+        let writable = gst_mini_object_make_writable(data.assumingMemoryBound(to: GstMiniObject.self))
+        pointee.data = UnsafeMutableRawPointer(writable)
+        return UnsafeMutableRawPointer(writable)?.assumingMemoryBound(to: GstBuffer.self)
+    }
+}
