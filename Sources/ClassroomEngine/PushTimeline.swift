@@ -3,7 +3,8 @@ import Synchronization
 
 /// Contiguous timestamps for audio pushed in real time: each push continues where the previous
 /// one ended when it arrives within `tolerance` of that point, so arrival jitter never tears the
-/// audio; otherwise (a start, a pause, a stall) it is re-anchored to "now" and counted.
+/// audio; otherwise (a start, a pause, a stall, or a feed running ahead of real time, whose lead
+/// would otherwise become latency) it is re-anchored to "now" and counted.
 public final class PushTimeline: Sendable {
     /// How far a push may arrive from where the previous one ended and still continue it.
     let tolerance: ClockTime

@@ -34,19 +34,57 @@ struct AudioInputTests {
         #expect(try peer.push([Int16](repeating: 0, count: 320)) == .queued)
     }
 
-    @Test("a full queue drops the oldest audio and says so; memory stays bounded when pushing 10× too fast")
+    @Test("a full queue drops the oldest audio and says so")
     func boundedQueue() throws {
         let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
         try engine.start()
         defer { engine.stop() }
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let peer = try engine.addRTCInput(id: "rtc-flood", format: format)
+        // 2 s of audio pushed at once, stamped back to back from now: the queue holds 200 ms. Stamped,
+        // because unstamped pushes this far ahead of real time are re-anchored (the next test), and how
+        // many of those the mixer takes before the queue fills was a race between two threads (61 to 180).
+        let now = try #require(engine.runningTime)
         var results: [AudioInput.PushResult] = []
-        // 2 s of audio pushed at once: the queue holds 200 ms.
-        for _ in 0..<200 { results.append(try peer.push([Int16](repeating: 100, count: 480))) }
+        for i in 0..<200 { results.append(try peer.push([Int16](repeating: 100, count: 480), timestamp: now + .milliseconds(10 * i))) }
         #expect(results.contains(.queuedDroppingOldest))
         #expect(peer.droppedPushes > 100)
         #expect(peer.queuedTime <= engine.configuration.inputQueue + .milliseconds(10))
+    }
+
+    @Test("a feed that pushed 10× faster than real time for a second is heard on time when it slows down; its queue stayed bounded and it said it dropped")
+    func flood() async throws {
+        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
+        try engine.start()
+        defer { engine.stop() }
+        let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
+        let peer = try engine.addRTCInput(id: "rtc-flood", format: format)
+        let capture = try OutputCapture(engine)
+        let tone = (0..<480).map { Int16(8_000 * sin(Double($0) * 2 * .pi * 1_000 / 48_000)) }
+        // `perTenMs` 10 ms frames per 10 ms of real time for a second, however late the sleeps wake.
+        func pump(_ perTenMs: Int) async throws -> Int {
+            let start = ContinuousClock.now
+            var pushes = 0
+            while ContinuousClock.now - start < .seconds(1) {
+                while pushes < Int((ContinuousClock.now - start) / .milliseconds(10)) * perTenMs {
+                    try peer.push(tone)
+                    pushes += 1
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            return pushes
+        }
+        let flooded = try await pump(10)
+        #expect(peer.droppedPushes > flooded / 2, "\(peer.droppedPushes) of \(flooded) pushes dropped")
+        #expect(peer.queuedTime <= engine.configuration.inputQueue + .milliseconds(10))
+        // Then in real time: heard within the pipeline's latency, not after the 9 s the flood ran ahead.
+        let slowed = try #require(engine.runningTime)
+        _ = try await pump(1)
+        let stopped = try #require(engine.runningTime)
+        #expect(await capture.wait(until: stopped + .milliseconds(700)))
+        let heard = capture.rms(in: slowed + .milliseconds(300)..<stopped)
+        #expect(heard > -16, "the real-time second after the flood was heard at \(heard) dB (the tone is -15.3 dB)")
+        #expect(capture.rms(in: stopped + .milliseconds(400)..<stopped + .milliseconds(700)) < -80)
     }
 
     @Test("an input removed while playing stops mixing and refuses pushes; a starving input never stalls the mix")
