@@ -10,12 +10,15 @@ struct StalledDemuxer: Sendable {
     /// The demuxer's name, e.g. "qtdemux0".
     let name: String
 
-    /// The first demuxer in `bin` (at any depth) whose pull loop is paused and that has no source pad.
+    /// The first demuxer in `bin` (at any depth) whose pull loop has stopped and waits, and that has
+    /// no source pad. Waits: paused with its stream lock let go. oggdemux pauses its own loop around
+    /// the seek it makes before it adds its first pad, from inside the loop (gstoggdemux.c,
+    /// `perform_seek_pull`), and a look in that instant took a healthy Ogg for stalled (1 in 38).
     static func find(in bin: Bin) -> StalledDemuxer? {
         for element in bin.descendants where element.klass.contains("Demuxer") {
             let pads = element.pads
             guard !pads.contains(where: { $0.direction == .source }),
-                  pads.contains(where: { $0.direction == .sink && $0.taskState == .paused }) else { continue }
+                  pads.contains(where: { $0.direction == .sink && $0.taskState == .paused && $0.isStreamLockFree }) else { continue }
             return StalledDemuxer(name: element.name)
         }
         return nil

@@ -77,6 +77,16 @@ public class Pad: Object {
         }
     }
 
+    /// True when no thread holds the pad's stream lock at this instant (a trylock, let go at once).
+    /// A pad's task holds it for as long as its function runs, and lets go only while it waits:
+    /// an element that pauses its own task from inside the function (oggdemux around its first
+    /// seek) reads `.paused` with the lock still held.
+    public var isStreamLockFree: Bool {
+        guard g_rec_mutex_trylock(&gstPad.pointee.stream_rec_lock) != 0 else { return false }
+        g_rec_mutex_unlock(&gstPad.pointee.stream_rec_lock)
+        return true
+    }
+
     /// True while a blocking probe holds the pad (wraps `gst_pad_is_blocked`).
     public var isBlocked: Bool { gst_pad_is_blocked(gstPad) != 0 }
 
