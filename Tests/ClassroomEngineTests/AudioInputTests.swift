@@ -34,13 +34,17 @@ struct AudioInputTests {
         #expect(try peer.push([Int16](repeating: 0, count: 320)) == .queued)
     }
 
-    @Test("a full queue drops the oldest audio and says so")
-    func boundedQueue() throws {
+    /// A started headless engine with one mono 48 kHz RTC input, "rtc-flood"; the caller stops it.
+    private static func headlessEngineWithFeed() throws -> (AudioEngine, AudioInput) {
         let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
         try engine.start()
+        return (engine, try engine.addRTCInput(id: "rtc-flood", format: AudioFormat(format: .s16, rate: 48_000, channels: 1)))
+    }
+
+    @Test("a full queue drops the oldest audio and says so")
+    func boundedQueue() throws {
+        let (engine, peer) = try Self.headlessEngineWithFeed()
         defer { engine.stop() }
-        let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
-        let peer = try engine.addRTCInput(id: "rtc-flood", format: format)
         // 2 s of audio pushed at once, stamped back to back from now: the queue holds 200 ms. Stamped,
         // because unstamped pushes this far ahead of real time are re-anchored (the next test), and how
         // many of those the mixer takes before the queue fills was a race between two threads (61 to 180).
@@ -54,11 +58,8 @@ struct AudioInputTests {
 
     @Test("a feed that pushed 10× faster than real time for a second is heard on time when it slows down; its queue stayed bounded and it said it dropped")
     func flood() async throws {
-        let engine = try AudioEngine(output: .discard, logger: EngineSupport.logger)
-        try engine.start()
+        let (engine, peer) = try Self.headlessEngineWithFeed()
         defer { engine.stop() }
-        let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
-        let peer = try engine.addRTCInput(id: "rtc-flood", format: format)
         let capture = try OutputCapture(engine)
         let tone = (0..<480).map { Int16(8_000 * sin(Double($0) * 2 * .pi * 1_000 / 48_000)) }
         // `perTenMs` 10 ms frames per 10 ms of real time for a second, however late the sleeps wake.
