@@ -4,15 +4,42 @@ import Foundation
 /// A port nobody uses now on a local IPv4 address — for a receiver that must tell a server where to
 /// send, the bench's receivers and the tests' servers. A moment later another program could take
 /// it; whoever binds it then fails and says so.
+///
+/// The port comes from below the kernel's ephemeral range, never from `bind(0)`: every program's
+/// `bind(0)` draws from that range, and with SO_REUSEPORT on both sides (GLib sets it on any
+/// datagram socket bound with reuse: udpsrc's default, every udpsink) the kernel hands out a port
+/// that is held, then gives each sender's packets to one of the two sockets — a receiver on it
+/// heard nothing from a player half the time and, waiting for its EOS, never ended.
 public enum LocalPort {
     public enum Transport: Sendable { case udp, tcp }
 
-    /// A free `transport` port on `address` (IPv4, or IPv6 when it has a colon).
+    /// A free `transport` port on `address` (IPv4, or IPv6 when it has a colon), outside the ephemeral range.
     public static func free(_ transport: Transport = .udp, on address: String = "127.0.0.1") throws(EngineError) -> Int {
-        let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(transport == .udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw .badEndpoint(address, reason: "no socket can be opened (\(String(cString: strerror(errno))))") }
-        defer { close(descriptor) }
-        return try bind(descriptor, to: address, port: 0)
+        let candidates = portsOutsideEphemeralRange()
+        // 64 random tries, then the kernel's own pick rather than no port at all.
+        for port in (0..<64).compactMap({ _ in candidates?.randomElement() }) + [0] {
+            let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(transport == .udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+            guard descriptor >= 0 else { throw .badEndpoint(address, reason: "no socket can be opened (\(String(cString: strerror(errno))))") }
+            defer { close(descriptor) }
+            do {
+                return try bind(descriptor, to: address, port: port)
+            } catch {
+                // A taken candidate is passed over; any other failure is the address's own.
+                guard errno == EADDRINUSE, port != 0 else { throw error }
+            }
+        }
+        throw .badEndpoint(address, reason: "no free port is left on it")
+    }
+
+    /// 20000 up to the start of /proc/sys/net/ipv4/ip_local_port_range (32768 by default), or, when
+    /// the range starts lower, above its end; empty (only `bind(0)` left) when neither has room.
+    static func portsOutsideEphemeralRange() -> ClosedRange<Int>? {
+        let range = ((try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? "32768 60999")
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard range.count == 2 else { return 20000...32767 }
+        if range[0] > 21000 { return 20000...(range[0] - 1) }
+        if range[1] < 64535 { return (range[1] + 1)...65535 }
+        return nil
     }
 
     /// Binds `descriptor` to `address`:`port` (0: any free one) and returns the port bound.

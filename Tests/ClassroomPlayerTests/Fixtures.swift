@@ -41,6 +41,11 @@ enum Fixtures {
     static func freeTCPPort() throws -> Int { try LocalPort.free(.tcp) }
 
     /// Starts a helper program (gst-launch-1.0, ffmpeg) in the background; the caller ends it.
+    ///
+    /// SIGINT and SIGTERM are unblocked for it: `Process.run()` spawns from the calling thread, and
+    /// the child keeps that thread's signal mask — libdispatch's threads block SIGHUP, SIGINT,
+    /// SIGQUIT, SIGTERM and more — so `gst-launch-1.0 -e` told to finish with SIGINT never heard it
+    /// and ended only at sdpdemux's 10 s UDP timeout, or never, when it had had no packet.
     static func start(_ executable: String, _ arguments: [String]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -48,17 +53,32 @@ enum Fixtures {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        var stopping = sigset_t(), previous = sigset_t()
+        sigemptyset(&stopping)
+        sigaddset(&stopping, SIGINT)
+        sigaddset(&stopping, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopping, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
         try process.run()
         return process
     }
 
-    /// Ends a helper started by `start` and waits for it. SIGKILL, not `terminate()`: children of
-    /// the test process inherit its blocked signals, so SIGTERM never reached them (gst-launch-1.0
-    /// and python3 helpers outlived every test run, found as orphans).
+    /// Ends a helper started by `start` and waits for it. SIGKILL, not `terminate()`: it cannot be
+    /// blocked or handled, and children started any other way keep the test's blocked signals
+    /// (gst-launch-1.0 and python3 helpers told with SIGTERM outlived every test run, found as orphans).
     static func stop(_ process: Process?) {
         guard let process, process.isRunning else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Waits at most `timeout` for a helper that was told to end (SIGINT) or ends by itself; kills
+    /// it and records `what` when it does not, so a receiver that heard nothing fails the test
+    /// instead of holding the pass until CI's limit.
+    static func finish(_ process: Process, within timeout: Duration, _ what: @autoclosure () -> String) async {
+        if await waitUntil(timeout: timeout, { !process.isRunning }) { process.waitUntilExit(); return }
+        Issue.record("\(what()) did not end within \(timeout); killed")
+        stop(process)
     }
 
     /// ffmpeg sending a sine as RTP in real time: `codec` libopus (payload type `payloadType`) or pcm_mulaw.

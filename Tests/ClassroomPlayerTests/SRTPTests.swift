@@ -132,7 +132,7 @@ struct SRTPTests {
         let receiver = try Fixtures.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-protocol_whitelist", "file,udp,rtp,srtp", "-i", sdp.path,
                                                               "-t", "4", "-ar", "48000", "-ac", "1", "-y", received.path])
         #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
-        receiver.waitUntilExit()
+        await Fixtures.finish(receiver, within: .seconds(10), "ffmpeg receiving the SRTP uplink (-t 4)")
         let audio = try WAVFile(received)
         let windows = stride(from: 0.0, to: audio.seconds - 0.1, by: 0.1).map { audio.rms(from: $0, to: $0 + 0.1) }
         let speech = Double(windows.filter { $0 > -45 }.count) / 10

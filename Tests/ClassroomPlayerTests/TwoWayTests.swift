@@ -40,7 +40,11 @@ struct TwoWayTests {
         }
         #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
         for (receiver, _) in receivers { receiver.interrupt() }
-        for (receiver, _) in receivers { receiver.waitUntilExit() }
+        for (receiver, wav) in receivers {
+            // gst-launch -e ends at its EOS, which a receiver that got no packet never has.
+            await Fixtures.finish(receiver, within: .seconds(10),
+                                  "gst-launch-1.0 writing \(wav.lastPathComponent) (\((try? FileManager.default.attributesOfItem(atPath: wav.path)[.size] as? Int) ?? 0) bytes) after SIGINT")
+        }
 
         let sent = try WAVFile(uplinkWAV)
         let before = sent.rms(from: 0.1, to: 0.9), during = sent.rms(from: 1.5, to: 3.5), after = sent.rms(from: 4.6, to: 5.6)

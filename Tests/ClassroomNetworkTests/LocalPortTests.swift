@@ -1,0 +1,43 @@
+import ClassroomNetwork
+import Foundation
+import Testing
+
+@Suite("LocalPort: free ports a receiver keeps to itself")
+struct LocalPortTests {
+    /// The kernel's ephemeral range, which every program's bind(0) draws from.
+    static var ephemeral: ClosedRange<Int> {
+        let bounds = ((try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? "32768 60999")
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        return bounds[0]...bounds[1]
+    }
+
+    @Test("UDP and TCP ports are free, outside the ephemeral range, on IPv4 and IPv6", arguments: ["127.0.0.1", "::1"])
+    func outsideEphemeralRange(address: String) throws {
+        let range = LocalPortTests.ephemeral
+        let ports = try (0..<50).flatMap { _ in [try LocalPort.free(.udp, on: address), try LocalPort.free(.tcp, on: address)] }
+        #expect(ports.allSatisfy { !range.contains($0) && $0 >= 1024 }, "\(ports.filter { range.contains($0) }) in \(range)")
+        // Free means a socket without SO_REUSEADDR binds it.
+        for port in ports.prefix(10) {
+            let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(descriptor) }
+            #expect(try LocalPort.bind(descriptor, to: address, port: port) == port)
+        }
+    }
+
+    @Test("a port held without reuse is never handed out")
+    func heldPortSkipped() throws {
+        // Hold 200 ports from the candidates, then ask 500 times: none of the held comes back.
+        var held: [Int32] = [], heldPorts = Set<Int>()
+        defer { held.forEach { close($0) } }
+        for _ in 0..<200 {
+            let port = try LocalPort.free(.udp)
+            let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            guard (try? LocalPort.bind(descriptor, port: port)) != nil else { close(descriptor); continue }
+            held.append(descriptor)
+            heldPorts.insert(port)
+        }
+        let handed = try (0..<500).map { _ in try LocalPort.free(.udp) }
+        #expect(heldPorts.count >= 190)
+        #expect(heldPorts.isDisjoint(with: handed), "\(heldPorts.intersection(handed))")
+    }
+}
