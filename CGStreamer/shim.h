@@ -9,6 +9,7 @@
 #include <gst/gst.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/app/gstappsink.h>
+#include <gst/base/gstaggregator.h>
 #include <gst/audio/audio.h>
 #include <gst/video/video.h>
 #include <gst/controller/gstinterpolationcontrolsource.h>

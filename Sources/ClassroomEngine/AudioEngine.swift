@@ -205,6 +205,8 @@ public final class AudioEngine: Sendable {
     /// and relaxes once settled (`AudioEngine+OutputAlignment`).
     private func goPlaying(reporting firstError: FirstFailure<(GLibError, String?)>) throws(EngineError) {
         chooseAlignment()
+        // Its first input's first buffer must not send the output back to 0 (WORKAROUNDS §36).
+        try EngineError.wrap { () throws(GStreamerError) in try mixer.fixAggregatorStartAtZero() }
         do {
             // The mixer gets its base time before the clock (WORKAROUNDS §29).
             pipeline.startRunningTimeNow()

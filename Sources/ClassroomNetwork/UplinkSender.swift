@@ -202,6 +202,8 @@ public final class UplinkSender: Sendable {
         }
         subscription.withLock { $0 = token }
         do {
+            // The first microphone frame must not send the output back to 0 (WORKAROUNDS §36).
+            try pipeline.element(named: NetworkGraph.UplinkSender.mixer)?.fixAggregatorStartAtZero()
             // The live mixer gets its base time before the clock (WORKAROUNDS §29).
             pipeline.startRunningTimeNow()
             try pipeline.setState(.playing, waitingUpTo: .seconds(5))
