@@ -17,16 +17,13 @@ public final class AudioEngine: Sendable {
     /// Tunables; the defaults are what the tests and the benchmark measure.
     public struct Configuration: Sendable {
         /// How long the mixer waits for late input: the jitter an input's pushes may have, and part
-        /// of every mouth-to-ear path. The pushes do not need it (`AudioInput.lateness`: p99 1 ms
-        /// through 20 mic cycles and 5 retargets, and for a peer kiosk to kiosk). 20 ms cut
-        /// mouth-to-ear 21 ms on PulseAudio (154 → 133 ms) and 26 ms on PipeWire (144 → 118), and its
-        /// first CI failure is mended (an underrun's raise left the device idle and the server held
-        /// the reopened stream 1.8 s; `DeviceKeeper`, WORKAROUNDS §28), but a fresh-clone run at 20 ms
-        /// still failed: PulseRouteTests' mic cycles dropped 175 pushes (after 407 while the output
-        /// started) and its retry found the output not up at a retarget, and the retargets' monitors
-        /// heard 70 ms missing as they started (README). 40 ms until those are understood. At normal
-        /// priority 20 ms gave a dropout and 2 clicks in 20 mic cycles, and 10 ms dropped 327 pushes.
-        public var mixerLatency: ClockTime = .milliseconds(40)
+        /// of every mouth-to-ear path. The pushes do not need more (`AudioInput.lateness`: p99 1-2 ms
+        /// through 20 mic cycles and 5 retargets, and for a peer kiosk to kiosk). It was 40 ms until
+        /// what failed at 20 was found at its causes: a reopened stream an idle null sink held
+        /// (`DeviceKeeper`, WORKAROUNDS §28), the mixer's silence the sink dropped (§35), a retarget
+        /// test that judged moves from the ask, and the output sent back to 0 by a first input that
+        /// came after the first timeout (§36). 10 ms dropped 327 pushes at normal priority.
+        public var mixerLatency: ClockTime = .milliseconds(20)
         /// How far a push without a timestamp may arrive from where the input's previous push ended
         /// and still continue it: as late as the mixer still takes it (its wait and the block it is
         /// making). A later push is re-anchored on arrival, a break said in `timelineResyncs`.

@@ -35,8 +35,8 @@ public enum OutputBufferSetting: Sendable, Hashable, CustomStringConvertible {
 /// 200 ms buffer-time and 40-60 ms of pipeline latency PulseAudio underflowed every 70 ms for as
 /// long as it played (it reads that far ahead), with 20-40 ms never after the start.
 public final class OutputBuffer: Sendable {
-    /// Where an adaptive buffer starts: 30 ms, 80 ms of output latency with the mixer's wait and one
-    /// block. The device suites passed at 30 ms and 20 ms failed 2 of 3 on PulseAudio (a dropout at a
+    /// Where an adaptive buffer starts: 30 ms, 60 ms of output latency with the mixer's 20 ms wait and
+    /// one block. The device suites passed at 30 ms and 20 ms failed 2 of 3 on PulseAudio (a dropout at a
     /// mic connect, 100 ms lost at a move to an idle null sink); the server restart's deadlock at 30 ms
     /// was pulsesink's leaked lock in a move, which the engine no longer asks it for (WORKAROUNDS §1, §28).
     public static let start = ClockTime.milliseconds(30)
