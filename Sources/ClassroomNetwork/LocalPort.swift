@@ -34,12 +34,19 @@ public enum LocalPort {
     /// 20000 up to the start of /proc/sys/net/ipv4/ip_local_port_range (32768 by default), or, when
     /// the range starts lower, above its end; empty (only `bind(0)` left) when neither has room.
     static func portsOutsideEphemeralRange() -> ClosedRange<Int>? {
-        let range = ((try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? "32768 60999")
-            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        guard range.count == 2 else { return 20000...32767 }
-        if range[0] > 21000 { return 20000...(range[0] - 1) }
-        if range[1] < 64535 { return (range[1] + 1)...65535 }
+        let range = ephemeralRange
+        if range.lowerBound > 21000 { return 20000...(range.lowerBound - 1) }
+        if range.upperBound < 64535 { return (range.upperBound + 1)...65535 }
         return nil
+    }
+
+    /// The kernel's ephemeral range (/proc/sys/net/ipv4/ip_local_port_range), which every program's
+    /// `bind(0)` draws from; Linux's default 32768...60999 when it cannot be read.
+    public static var ephemeralRange: ClosedRange<Int> {
+        let bounds = ((try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? "")
+            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1] else { return 32768...60999 }
+        return bounds[0]...bounds[1]
     }
 
     /// Binds `descriptor` to `address`:`port` (0: any free one) and returns the port bound.

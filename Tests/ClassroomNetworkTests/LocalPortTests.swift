@@ -4,16 +4,9 @@ import Testing
 
 @Suite("LocalPort: free ports a receiver keeps to itself")
 struct LocalPortTests {
-    /// The kernel's ephemeral range, which every program's bind(0) draws from.
-    static var ephemeral: ClosedRange<Int> {
-        let bounds = ((try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? "32768 60999")
-            .split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        return bounds[0]...bounds[1]
-    }
-
     @Test("UDP and TCP ports are free, outside the ephemeral range, on IPv4 and IPv6", arguments: ["127.0.0.1", "::1"])
     func outsideEphemeralRange(address: String) throws {
-        let range = LocalPortTests.ephemeral
+        let range = LocalPort.ephemeralRange
         let ports = try (0..<50).flatMap { _ in [try LocalPort.free(.udp, on: address), try LocalPort.free(.tcp, on: address)] }
         #expect(ports.allSatisfy { !range.contains($0) && $0 >= 1024 }, "\(ports.filter { range.contains($0) }) in \(range)")
         // Free means a socket without SO_REUSEADDR binds it.
