@@ -22,8 +22,10 @@ public final class AudioEngine: Sendable {
         /// what failed at 20 was found at its causes: a reopened stream an idle null sink held
         /// (`DeviceKeeper`, WORKAROUNDS §28), the mixer's silence the sink dropped (§35), a retarget
         /// test that judged moves from the ask, and the output sent back to 0 by a first input that
-        /// came after the first timeout (§36). 10 ms dropped 327 pushes at normal priority.
-        public var mixerLatency: ClockTime = .milliseconds(20)
+        /// came after the first timeout (§36). At 10 ms (50 ms of output latency) the device, engine
+        /// and CLI passes drop no push with the streaming threads real-time; at normal priority it had
+        /// dropped 327.
+        public var mixerLatency: ClockTime = .milliseconds(10)
         /// How far a push without a timestamp may arrive from where the input's previous push ended
         /// and still continue it: as late as the mixer still takes it (its wait and the block it is
         /// making). A later push is re-anchored on arrival, a break said in `timelineResyncs`.

@@ -35,10 +35,12 @@ public enum OutputBufferSetting: Sendable, Hashable, CustomStringConvertible {
 /// 200 ms buffer-time and 40-60 ms of pipeline latency PulseAudio underflowed every 70 ms for as
 /// long as it played (it reads that far ahead), with 20-40 ms never after the start.
 public final class OutputBuffer: Sendable {
-    /// Where an adaptive buffer starts: 30 ms, 60 ms of output latency with the mixer's 20 ms wait and
+    /// Where an adaptive buffer starts: 30 ms, 50 ms of output latency with the mixer's 10 ms wait and
     /// one block. The device suites passed at 30 ms and 20 ms failed 2 of 3 on PulseAudio (a dropout at a
     /// mic connect, 100 ms lost at a move to an idle null sink); the server restart's deadlock at 30 ms
     /// was pulsesink's leaked lock in a move, which the engine no longer asks it for (WORKAROUNDS §1, §28).
+    /// At 20 ms again after those fixes, the busy minute on PulseAudio underran 2 s into the hog (one raise,
+    /// 70 ms heard missing) in 1 of 2 passes: a buffer this small is the server's scheduling, not ours.
     public static let start = ClockTime.milliseconds(30)
     /// How far one underrun raises it.
     public static let step = ClockTime.milliseconds(20)
