@@ -40,7 +40,7 @@ public final class OutputBuffer: Sendable {
     /// mic connect, 100 ms lost at a move to an idle null sink); the server restart's deadlock at 30 ms
     /// was pulsesink's leaked lock in a move, which the engine no longer asks it for (WORKAROUNDS §1, §28).
     /// At 20 ms again after those fixes, the busy minute on PulseAudio underran 2 s into the hog (one raise,
-    /// 70 ms heard missing) in 1 of 2 passes: a buffer this small is the server's scheduling, not ours.
+    /// 70 ms heard missing) in 1 of 2 passes, so it stays 30.
     public static let start = ClockTime.milliseconds(30)
     /// How far one underrun raises it.
     public static let step = ClockTime.milliseconds(20)
