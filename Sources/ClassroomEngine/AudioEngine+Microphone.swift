@@ -77,14 +77,16 @@ extension AudioEngine {
         try sink.configure(caps: EngineGraph.uplinkFormat.caps, maxBuffers: 100, drop: true, sync: false)
         // Not async: one added to a playing pipeline makes it redo PAUSED→PLAYING (WORKAROUNDS §10).
         try sink.set("async", false)
+        // Files and pushed samples wait until the probe holds their far end; devices do not (WORKAROUNDS §9).
+        // Each frame waits, after the framer: paced before it, a remainder from a push that was not a
+        // whole frame made every later frame wait for the next push, 10 ms more (#21 item 6, WORKAROUNDS §37).
+        let pace = try ElementFactory.make("clocksync", name: EngineGraph.micPace, properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds)),
+                                                                                        "sync": .bool(!source.isDevice)])
         let body: [Element] = [
             try ElementFactory.make("audioconvert", name: EngineGraph.micConvert),
             try ElementFactory.make("audioresample", name: EngineGraph.micResample),
             try ElementFactory.make("capsfilter", name: EngineGraph.micFormat, properties: ["caps": .caps(EngineGraph.uplinkFormat.caps)]),
-            // Files and pushed samples wait until the probe holds their far end; devices do not (WORKAROUNDS §9).
-            try ElementFactory.make("clocksync", name: EngineGraph.micPace, properties: ["ts-offset": .int(Int64(echoReferenceWait.nanoseconds)),
-                                                                               "sync": .bool(!source.isDevice)]),
-            split,
+            split, pace,
             // What the student's microphone captured, for 1031: the DSP's output is quiet whenever it cancels an echo.
             try ElementFactory.make("level", name: EngineGraph.micCaptureLevel, properties: ["interval": .time(configuration.levelInterval)]),
             dsp,
@@ -107,7 +109,10 @@ extension AudioEngine {
                 try? pad.link(to: sinkPad)
             })
         }
-        let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, split: split, mute: mute,
+        // The framer counts its frame as latency, and clocksync waits that long on top of its offset; the
+        // wait already runs from the frame's first sample, so the pacing is told the latency before the framer.
+        if let answer = try Self.answerLatencyWithoutFrame(of: split) { tokens.append(answer) }
+        let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, feed: pace, mute: mute,
                             sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens,
                             report: { [weak self] event in self?.eventObservers.notify(event) })
         if echoPathCompensation > .zero { try uplink.setEchoPathCompensation(echoPathCompensation) }
@@ -123,7 +128,7 @@ extension AudioEngine {
         }
         uplink.keep(frameToken)
         try controlLevel(of: uplink)
-        if processing.echoCancel { try watchEchoPath(of: uplink, split: split) }
+        if processing.echoCancel { try watchEchoPath(of: uplink) }
         // A file's decoder starts last, so it cannot push into a stopped element; a capture device
         // keeps the source-first order the room rig was measured in (WORKAROUNDS §16).
         if source.isDevice {
@@ -151,9 +156,20 @@ extension AudioEngine {
         uplink.attachLevelControl(taps: [gainTap, farTap].compactMap { $0 })
     }
 
+    /// Answers a LATENCY query at the framer's output with what is upstream of it: the frame it holds
+    /// is not added (audiobuffersplit adds its `output-buffer-duration`).
+    private static func answerLatencyWithoutFrame(of split: Element) throws(GStreamerError) -> PadProbe? {
+        let input = try split.staticPad("sink")
+        return try split.staticPad("src").addProbe(.queryUpstream) { info in
+            guard let query = info.query, query.isLatency, let upstream = input.peerLatency() else { return .ok }
+            query.answerLatency(live: upstream.isLive, min: upstream.minimum, max: upstream.maximum)
+            return .handled
+        }
+    }
+
     /// Taps the far end (by play time) and the microphone (by capture time) for the echo-path
     /// estimator, and moves the DSP's compensation to each delay it settles on.
-    func watchEchoPath(of uplink: Uplink, split: Element) throws(GStreamerError) {
+    func watchEchoPath(of uplink: Uplink) throws(GStreamerError) {
         let latency: @Sendable () -> ClockTime = { [configuration, outputBuffer] in configuration.pipelineLatency(outputBuffer: outputBuffer.size) }
         let estimator = EchoPathEstimator { [weak self, weak uplink] estimate in
             guard let self, let uplink else { return }
@@ -168,7 +184,7 @@ extension AudioEngine {
             return .ok
         }
         // Before the DSP and its pad offset: the capture timestamps as they are.
-        let micTap = try split.staticPad("src").addProbe(.buffer) { info in
+        let micTap = try uplink.feed.staticPad("src").addProbe(.buffer) { info in
             if let buffer = info.buffer, let pts = buffer.pts {
                 estimator.recordMicrophone(buffer.int16Samples(), channels: 1, captureTime: pts)
             }

@@ -28,7 +28,8 @@ public final class Uplink: Sendable {
 
     let elements: [Element]
     let dsp: Element
-    let split: Element
+    /// The pacing after the framer: its source pad hands the DSP whole frames at their time.
+    let feed: Element
     let mute: Element
     let sink: AppSink
     /// The level control on the DSP's output (on with `VoiceProcessing.levelControl`).
@@ -48,13 +49,13 @@ public final class Uplink: Sendable {
     /// Where a switch that failed after `reconfigure` returned is reported.
     private let report: @Sendable (EngineEvent) -> Void
 
-    init(source: MicrophoneSource, pushedInput: AppSource?, elements: [Element], dsp: Element, split: Element,
+    init(source: MicrophoneSource, pushedInput: AppSource?, elements: [Element], dsp: Element, feed: Element,
          mute: Element, sink: AppSink, processing: VoiceProcessing, compensation: ClockTime, tokens: [any AnyObject & Sendable],
          report: @escaping @Sendable (EngineEvent) -> Void) {
         compensationNanoseconds = Atomic(compensation.nanoseconds)
         gainControl = UplinkGainControl(enabled: processing.levelControl)
         self.source = source; self.pushedInput = pushedInput; self.elements = elements
-        self.dsp = dsp; self.split = split; self.mute = mute; self.sink = sink
+        self.dsp = dsp; self.feed = feed; self.mute = mute; self.sink = sink
         self.processing = Mutex(processing)
         self.tokens = Mutex(tokens)
         self.report = report
@@ -105,11 +106,11 @@ public final class Uplink: Sendable {
 
     /// Moves the DSP's view of the microphone `compensation` earlier. A pad offset moves running
     /// time only, so the probe serves older far end and the frames keep their capture timestamps.
-    /// On the framer's source pad: a source pad re-sends its segment with a new offset on the next
+    /// On the pacing's source pad, after it waited on capture time: a source pad re-sends its segment with a new offset on the next
     /// push; a new offset on the DSP's sink pad while playing left no uplink frame lined up with its mic frame (measured).
     func setEchoPathCompensation(_ compensation: ClockTime) throws(GStreamerError) {
         compensationNanoseconds.store(compensation.nanoseconds, ordering: .releasing)
-        try split.staticPad("src").offset = -Int64(compensation.nanoseconds)
+        try feed.staticPad("src").offset = -Int64(compensation.nanoseconds)
     }
 
     deinit { detachEchoPath() }
@@ -125,14 +126,14 @@ public final class Uplink: Sendable {
     /// Calls `handler` with every microphone buffer as captured, before the DSP and its echo-path
     /// offset (capture timestamps), on the streaming thread; keep the probe. For measurement.
     public func tapCapture(_ handler: @escaping @Sendable (Buffer) -> Void) throws(EngineError) -> PadProbe? {
-        let pad = try EngineError.wrap { () throws(GStreamerError) in try split.staticPad("src") }
+        let pad = try EngineError.wrap { () throws(GStreamerError) in try feed.staticPad("src") }
         return pad.addProbe(.buffer) { info in
             if let buffer = info.buffer { handler(buffer) }
             return .ok
         }
     }
 
-    /// Switches the DSP to `settings` before the next frame reaches it: the framer's output is
+    /// Switches the DSP to `settings` before the next frame reaches it: the paced frames are
     /// blocked on the streaming thread, the DSP restarts through NULL with the new settings (it
     /// reads them only when it starts) and the frame goes on. Waits up to `wait` for that frame;
     /// a chain with nothing flowing (a pushed source not yet pushing) keeps the switch pending
@@ -151,7 +152,7 @@ public final class Uplink: Sendable {
         let waiting = Atomic<Bool>(true)
         let dsp = self.dsp
         let report = self.report
-        let pad = try EngineError.wrap { () throws(GStreamerError) in try split.staticPad("src") }
+        let pad = try EngineError.wrap { () throws(GStreamerError) in try feed.staticPad("src") }
         let probe = pad.addProbe([.block, .buffer, .bufferList]) { _ in
             do {
                 try dsp.setState(.null)
