@@ -39,6 +39,19 @@ public enum EchoPathMeasurement {
             energies.recordUplink(pts, frame.samples)
         }
         guard let mic = uplink.pushedInput else { throw MeasurementError("the pushed microphone has no input") }
+        // Where a frame waits: until the pacing hands it to the DSP (the reference wait), and whether the
+        // DSP gets it whole (webrtcdsp would hold the rest of a part-frame, and every later frame behind it).
+        let framing = Mutex<(delays: [UInt64], partial: Int)>(([], 0))
+        let partPushes = Atomic<Int>(0)
+        let frameBytes = Int(EngineGraph.frameDuration.nanoseconds) * EngineGraph.uplinkFormat.rate / 1_000_000_000 * 2
+        let framingTap = try uplink.tapCapture { [weak engine] buffer in
+            guard let pts = buffer.pts, let now = engine?.runningTime else { return }
+            framing.withLock {
+                $0.delays.append(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0)
+                if buffer.size != frameBytes { $0.partial += 1 }
+            }
+        }
+        defer { framingTap?.remove() }
         let shift = engine.outputLatency + echoDelay
         let lost = Atomic<Int>(0)
         let tapEnd = Mutex<ClockTime?>(nil)
@@ -51,6 +64,7 @@ public enum EchoPathMeasurement {
             if skipped { lost.add(1, ordering: .relaxed) }
             let stereo = buffer.int16Samples()
             var mono = [Int16](repeating: 0, count: stereo.count / 2)
+            if mono.count * 2 != frameBytes { partPushes.add(1, ordering: .relaxed) }
             for index in mono.indices { mono[index] = Int16(Double(stereo[index * 2]) * gain) }
             firstMic.withLock { $0 = $0 ?? engine?.runningTime }
             energies.recordMicrophone(pts + shift, mono)
@@ -70,10 +84,13 @@ public enum EchoPathMeasurement {
         let after = estimateTime.withLock { $0 }.flatMap { time in
             firstMic.withLock { $0 }.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 }
         }
+        let framed = framing.withLock { $0 }
         return EchoPathResult(erle: erle, minimumWindowERLE: windowERLE.min() ?? 0,
                               windowERLE: windowERLE, estimate: estimate, estimateAfter: after,
                               uplinkDelays: energies.delays.withLock { $0 }.sorted().map { ClockTime(nanoseconds: $0) },
-                              lostMicrophoneBuffers: lost.load(ordering: .relaxed))
+                              lostMicrophoneBuffers: lost.load(ordering: .relaxed),
+                              framing: .init(delays: framed.delays.sorted().map { ClockTime(nanoseconds: $0) }, partialFrames: framed.partial,
+                                             partPushes: partPushes.load(ordering: .relaxed)))
     }
 }
 

@@ -19,6 +19,22 @@ public struct EchoPathResult: Sendable {
     /// refused. The framing keeps capture times across them, but each is 10 ms of echo not cancelled.
     /// Nil when the microphone is a device (its losses are not seen here).
     public let lostMicrophoneBuffers: Int?
+    /// How frames reached the DSP, for a pushed microphone; nil where it was not recorded (the room).
+    public var framing: Framing? = nil
+
+    /// The microphone's frames as the pacing handed them to the DSP.
+    public struct Framing: Sendable {
+        /// Each frame's time from its capture timestamp to reaching the DSP (the reference wait), shortest first.
+        public let delays: [ClockTime]
+        /// Frames handed on shorter or longer than 10 ms: the DSP would hold the rest for the next one.
+        public let partialFrames: Int
+        /// Output buffers pushed as microphone that were not 10 ms: each left the framer a remainder,
+        /// which held every later frame back a frame while the pacing came before the framer (#21 item 6).
+        public let partPushes: Int
+
+        /// The typical frame's wait before the DSP.
+        public var delayMedian: ClockTime { delays.isEmpty ? .zero : delays[delays.count / 2] }
+    }
 
     /// A run without far-end speech: nothing to cancel, nothing measured.
     static let silent = EchoPathResult(erle: 0, minimumWindowERLE: 0, windowERLE: [], estimate: nil, estimateAfter: nil, uplinkDelays: [], lostMicrophoneBuffers: 0)

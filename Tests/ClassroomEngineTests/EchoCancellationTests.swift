@@ -29,7 +29,8 @@ struct EchoCancellationTests {
                                                        logger: EngineSupport.logger)
         print("FIGURE echo path 150 ms: estimate \(String(describing: result.estimate)) after \(String(describing: result.estimateAfter)) s, "
               + "ERLE \(result.erle) dB, worst 500 ms window \(result.minimumWindowERLE) dB, uplink delay median \(result.uplinkDelayMedian), p99 \(result.uplinkDelay99), max \(result.maximumUplinkDelay), "
-              + "lost microphone buffers \(result.lostMicrophoneBuffers ?? 0)")
+              + "lost microphone buffers \(result.lostMicrophoneBuffers ?? 0), "
+              + "waited before the DSP median \(result.framing?.delayMedian.description ?? "-"), part-frames \(result.framing?.partialFrames.description ?? "-"), part-pushes \(result.framing?.partPushes.description ?? "-")")
         let estimate = try #require(result.estimate)
         #expect(abs(Double(estimate.delay.nanoseconds) / 1e6 - 150) <= 10)
         #expect((result.estimateAfter ?? .infinity) <= 5)
@@ -37,7 +38,12 @@ struct EchoCancellationTests {
         #expect(result.minimumWindowERLE >= 0)
         // The median: a fixed wait (52 ms before the estimator) moves every frame, a busy machine only
         // the tail; p99 read 20.8 ms on CI's loaded machine, so the 20 ms tail goal is the bench's row.
-        #expect(result.uplinkDelayMedian <= .milliseconds(15))
+        // Where a typical frame would lose its 10 ms if this failed (#21 item 6, median 20.2 ms once in about
+        // 9 CI runs, WORKAROUNDS §37): waiting before the DSP, or in it behind a part-frame.
+        let framing = try #require(result.framing)
+        #expect(result.uplinkDelayMedian <= .milliseconds(15),
+                "waited before the DSP median \(framing.delayMedian), part-frames \(framing.partialFrames), part-pushes \(framing.partPushes)")
+        #expect(framing.partialFrames == 0, "the DSP was handed \(framing.partialFrames) frames that were not 10 ms")
     }
 
     @Test("the raw profile leaves the echo as it is")
