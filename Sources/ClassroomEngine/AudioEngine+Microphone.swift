@@ -109,9 +109,10 @@ extension AudioEngine {
                 try? pad.link(to: sinkPad)
             })
         }
-        // The framer counts its frame as latency, and clocksync waits that long on top of its offset; the
-        // wait already runs from the frame's first sample, so the pacing is told the latency before the framer.
-        if let answer = try Self.answerLatencyWithoutFrame(of: split) { tokens.append(answer) }
+        // The framer counts its frame as latency (audiobuffersplit adds its `output-buffer-duration`), and clocksync
+        // waits that long on top of its offset; the wait already runs from the frame's first sample, so the
+        // pacing is told the latency before the framer.
+        if let answer = try split.answerLatency(adding: { .zero }) { tokens.append(answer) }
         let uplink = Uplink(source: source, pushedInput: pushed, elements: all, dsp: dsp, feed: pace, mute: mute,
                             sink: sink, processing: processing, compensation: echoPathCompensation, tokens: tokens,
                             report: { [weak self] event in self?.eventObservers.notify(event) })
@@ -154,17 +155,6 @@ extension AudioEngine {
             return .ok
         }
         uplink.attachLevelControl(taps: [gainTap, farTap].compactMap { $0 })
-    }
-
-    /// Answers a LATENCY query at the framer's output with what is upstream of it: the frame it holds
-    /// is not added (audiobuffersplit adds its `output-buffer-duration`).
-    private static func answerLatencyWithoutFrame(of split: Element) throws(GStreamerError) -> PadProbe? {
-        let input = try split.staticPad("sink")
-        return try split.staticPad("src").addProbe(.queryUpstream) { info in
-            guard let query = info.query, query.isLatency, let upstream = input.peerLatency() else { return .ok }
-            query.answerLatency(live: upstream.isLive, min: upstream.minimum, max: upstream.maximum)
-            return .handled
-        }
     }
 
     /// Taps the far end (by play time) and the microphone (by capture time) for the echo-path

@@ -33,7 +33,7 @@ public struct EchoPathResult: Sendable {
         public let partPushes: Int
 
         /// The typical frame's wait before the DSP.
-        public var delayMedian: ClockTime { delays.isEmpty ? .zero : delays[delays.count / 2] }
+        public var delayMedian: ClockTime { delays.median }
     }
 
     /// A run without far-end speech: nothing to cancel, nothing measured.
@@ -43,10 +43,15 @@ public struct EchoPathResult: Sendable {
     public var maximumUplinkDelay: ClockTime { uplinkDelays.last ?? .zero }
 
     /// The uplink delay of the typical frame: a fixed wait shows here, a busy machine's late callbacks do not.
-    public var uplinkDelayMedian: ClockTime { uplinkDelays.isEmpty ? .zero : uplinkDelays[uplinkDelays.count / 2] }
+    public var uplinkDelayMedian: ClockTime { uplinkDelays.median }
 
     /// The uplink delay 99 % of frames stay within.
     public var uplinkDelay99: ClockTime {
         uplinkDelays.isEmpty ? .zero : uplinkDelays[min(uplinkDelays.count - 1, uplinkDelays.count * 99 / 100)]
     }
+}
+
+private extension [ClockTime] {
+    /// The middle of a list sorted shortest first; zero when it is empty.
+    var median: ClockTime { isEmpty ? .zero : self[count / 2] }
 }

@@ -25,7 +25,7 @@ final class OpusFECDecoder: Sendable {
 
     /// The opusdec (plc on; use-inband-fec from the first loss: FEC decoding needs plc).
     let element: Element
-    /// Its sink pad, whose peer answers for what is upstream.
+    /// Its sink pad, where each packet's duration is read.
     private let input: Pad
     /// The longest packet seen, in nanoseconds; 0 before the first. Written by the streaming thread only.
     private let longestPacket = Atomic<UInt64>(0)
@@ -63,12 +63,7 @@ final class OpusFECDecoder: Sendable {
             return .ok
         }
         // Answered before opusdec sees the query (a probe's HANDLED skips its query function).
-        let answer = output.addProbe(.queryUpstream) { [weak self] info in
-            guard let self, let query = info.query, query.isLatency, let upstream = self.input.peerLatency() else { return .ok }
-            let held = latency
-            query.answerLatency(live: upstream.isLive, min: upstream.minimum + held, max: upstream.maximum.map { $0 + held })
-            return .handled
-        }
+        let answer = try element.answerLatency { [weak self] in self?.latency }
         probes.withLock { $0 = [measure, loss, heard, answer].compactMap { $0 } }
     }
 

@@ -260,6 +260,18 @@ public class Element: Object {
         return Latency(isLive: live != 0, minimum: ClockTime(raw: minimum) ?? .zero, maximum: ClockTime(raw: maximum))
     }
 
+    /// Answers LATENCY queries at this element's `src` pad in its place: what is upstream of its `sink`
+    /// pad plus `held()`, or the element's own answer while `held()` is nil. Keep the returned probe.
+    /// Safe inside the probe: the query goes upstream from the sink pad, not back through `src`.
+    public func answerLatency(adding held: @escaping @Sendable () -> ClockTime?) throws(GStreamerError) -> PadProbe? {
+        let input = try staticPad("sink")
+        return try staticPad("src").addProbe(.queryUpstream) { info in
+            guard let query = info.query, query.isLatency, let held = held(), let upstream = input.peerLatency() else { return .ok }
+            query.answerLatency(live: upstream.isLive, min: upstream.minimum + held, max: upstream.maximum.map { $0 + held })
+            return .handled
+        }
+    }
+
     /// Sends an event into the element (wraps `gst_element_send_event`, which takes the event).
     public func send(_ event: Event) throws(GStreamerError) {
         guard gst_element_send_event(gstElement, event.takeForTransfer()) != 0 else {
