@@ -180,6 +180,16 @@ final class PlayerRun: Sendable {
             guard classIsLive else { throw .lessonFailed(error.description) }
             commands.sync { lessonBroke(error.description) }
         }
+        // Listening before "started" goes out, so a client that saw it can connect; it is served
+        // below, once the run is set up (a connection waits in the backlog until then).
+        var control: ControlSocket?
+        if let path = settings.controlPath {
+            control = try ControlSocket(path: path) { [events, logger] trouble in
+                logger.warning("\(trouble)")
+                events.emit("control-socket", [("message", .string(trouble))])
+            }
+            state.withLock { $0.control = control }
+        }
         events.markPlayStarted()
         events.emit("started", [
             ("lesson", .string(settings.lessonURI)), ("duration", .maybe(lesson?.duration?.seconds)),
@@ -204,14 +214,7 @@ final class PlayerRun: Sendable {
                               emit: { [events] name, fields in events.emit(name, fields) },
                               stepDone: { [weak self] in self?.checkCompletion() })
         }
-        if let path = settings.controlPath {
-            let socket = try ControlSocket(path: path) { [events, logger] trouble in
-                logger.warning("\(trouble)")
-                events.emit("control-socket", [("message", .string(trouble))])
-            }
-            socket.start { [weak self] line in self?.answer(line) ?? "" }
-            state.withLock { $0.control = socket }
-        }
+        control?.start { [weak self] line in self?.answer(line) ?? "" }
         if settings.readsStdin { StdinControl.start(console: console) { [weak self] line in self?.answer(line) ?? "" } }
         if console.showsProgress { startProgress() }
         for follower in followers { follower.runStarted(self) }
