@@ -104,9 +104,10 @@ public final class JanusRoom: Sendable {
             if case .jitterBuffer(let delay) = event { self?.state.withLock { $0.handler }?(.jitterBuffer(delay)) }
         }
         state.withLock { $0.threadRuns = true }
-        Thread.detachNewThread { [self] in
-            Thread.current.threadDictionary[JanusRoom.threadKey] = ObjectIdentifier(self)
-            run()
+        // The thread holds the room only while `run` runs: `leave()` returns on the signal, and the
+        // room must be free by then (a strong capture let go of it only after, when the block was freed).
+        Thread.detachNewThread { [weak self, threadEnded] in
+            self?.runOnItsThread()
             threadEnded.signal()
         }
     }
@@ -187,6 +188,12 @@ public final class JanusRoom: Sendable {
 
     // MARK: The room's thread
 
+    /// `run`, with the thread marked as the room's own.
+    private func runOnItsThread() {
+        Thread.current.threadDictionary[JanusRoom.threadKey] = ObjectIdentifier(self)
+        run()
+    }
+
     /// Joins; long-polls while joined; rejoins with backoff while not; ends with `leave()` or a
     /// first join refused for good.
     private func run() {
@@ -217,6 +224,8 @@ public final class JanusRoom: Sendable {
                 do {
                     try attemptJoin()
                 } catch {
+                    // A leave cuts the rejoin: no next attempt to announce.
+                    guard !state.withLock({ $0.stopping }) else { return }
                     let next = JanusRoom.backoff[min(attempt + 1, JanusRoom.backoff.count - 1)]
                     logger.warning("room: rejoining \(address) failed: \(error); next attempt in \(next)")
                 }
