@@ -32,6 +32,10 @@ public enum RoomEchoMeasurement {
         public let estimatorCPUShare: Double
         /// The uplink's level-control gain after each uplink frame (dB), by seconds from the first microphone frame.
         public let gains: [(seconds: Double, gain: Double)]
+        /// Where the microphone's capture timestamps left contiguity, and each echo path the engine applied,
+        /// by seconds from the first microphone frame (as the windows): what to read first when a run's ERLE falls.
+        public var microphoneSteps: [(seconds: Double, milliseconds: Double, discont: Bool)] = []
+        public var appliedPaths: [(seconds: Double?, path: EchoPathEstimate)] = []
 
         /// |estimate − truth| in milliseconds, when both are known.
         public var estimateError: Double? {
@@ -64,7 +68,12 @@ public enum RoomEchoMeasurement {
         let gains = Mutex<[(time: ClockTime, gain: Double)]>([])
         let chain = Mutex<Uplink?>(nil)
         let estimateTime = Mutex<ClockTime?>(nil)
-        let watch = engine.observeEchoPath { [weak engine] _ in estimateTime.withLock { $0 = $0 ?? engine?.runningTime } }
+        let applied = Mutex<[(at: ClockTime?, path: EchoPathEstimate)]>([])
+        let watch = engine.observeEchoPath { [weak engine] estimate in
+            let now = engine?.runningTime
+            estimateTime.withLock { $0 = $0 ?? now }
+            applied.withLock { $0.append((now, estimate)) }
+        }
         defer { watch.cancel() }
         let uplink = try engine.connectMicrophone(.device(room.microphone), processing: processing) { [weak engine] frame in
             guard let pts = frame.timestamp else { return }
@@ -77,7 +86,9 @@ public enum RoomEchoMeasurement {
         defer { chain.withLock { $0 = nil } }
         let connected = ContinuousClock.now
         let latency = engine.outputLatency
+        let micSteps = TimestampSteps()
         let micTap = try uplink.tapCapture { buffer in
+            micSteps.record(buffer)
             guard let pts = buffer.pts else { return }
             let samples = buffer.int16Samples()
             energies.recordMicrophone(pts, samples)
@@ -123,9 +134,13 @@ public enum RoomEchoMeasurement {
         // Converged from the first window after which no window falls below 20 dB.
         let lastBad = windows.lastIndex { $0 < 20 }
         let convergence: Double? = lastBad == windows.count - 1 ? nil : Double((lastBad ?? -1) + 1) * 0.5
-        return Result(path: path, convergence: convergence, truth: signals.echoPath(longest: .milliseconds(600)),
-                      uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames(),
-                      uplinkAudio: audio, estimatorCPUShare: cpuShare, gains: gainTrace)
+        var result = Result(path: path, convergence: convergence, truth: signals.echoPath(longest: .milliseconds(600)),
+                            uplinkFrames: energies.uplinkFrames(), microphoneFrames: energies.microphoneFrames(),
+                            uplinkAudio: audio, estimatorCPUShare: cpuShare, gains: gainTrace)
+        let since = { (time: ClockTime) in firstMic.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 } ?? 0 }
+        result.microphoneSteps = micSteps.steps.map { (since($0.at), $0.milliseconds, $0.discont) }
+        result.appliedPaths = applied.withLock { $0 }.map { ($0.at.map(since), $0.path) }
+        return result
     }
 }
 
