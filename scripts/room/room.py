@@ -133,12 +133,16 @@ def main():
 
     caps = f"audio/x-raw,format=S16LE,layout=interleaved,rate={RATE},channels=1"
     pipeline = Gst.parse_launch(
-        f"pulsesrc name=ears device={args.source} buffer-time=20000 latency-time=10000 ! {caps} "
+        f"pulsesrc name=ears device={args.source} buffer-time=200000 latency-time=10000 ! {caps} "
         f"! appsink name=heard sync=false async=false max-buffers=200 "
         f"appsrc name=mouth is-live=true format=time caps={caps} min-latency={FLOOR_MS * Gst.MSECOND} "
         f"! pulsesink device={args.sink} buffer-time=40000 latency-time=10000 sync=true async=false "
         f"alignment-threshold={5 * Gst.MSECOND} discont-wait=0"
     )
+    # The capture's buffer-time is the sound server's record buffer (pulsesrc asks for it as maxlength):
+    # with 20 ms, a 120 ms stall of this process lost that much capture unflagged, and every later
+    # block was stamped that much early, so the room's path fell 110 ms for the rest of the run (an
+    # ERLE collapse in CI under load); with 200 ms it did not move. Its latency is latency-time's.
     # Neither sink waits to preroll (the player's first block comes only after the recorder's),
     # and the latency is the rig's floor, not whatever the sound server reports today. The player
     # honours every timestamp: by default a sink writes a block up to 40 ms off its time where the
