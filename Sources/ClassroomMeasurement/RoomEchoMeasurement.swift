@@ -36,6 +36,8 @@ public enum RoomEchoMeasurement {
         /// by seconds from the first microphone frame (as the windows): what to read first when a run's ERLE falls.
         public var microphoneSteps: [(seconds: Double, milliseconds: Double, discont: Bool)] = []
         public var appliedPaths: [(seconds: Double?, path: EchoPathEstimate)] = []
+        /// Each output underrun the engine reported, with the output buffer it left (raised, or kept at its ceiling).
+        public var outputUnderruns: [(seconds: Double?, buffer: ClockTime)] = []
 
         /// |estimate − truth| in milliseconds, when both are known.
         public var estimateError: Double? {
@@ -75,6 +77,11 @@ public enum RoomEchoMeasurement {
             applied.withLock { $0.append((now, estimate)) }
         }
         defer { watch.cancel() }
+        let underruns = Mutex<[(at: ClockTime?, buffer: ClockTime)]>([])
+        let underrunWatch = engine.observe { [weak engine] event in
+            if case .outputUnderrun(let buffer, _) = event { underruns.withLock { $0.append((engine?.runningTime, buffer)) } }
+        }
+        defer { underrunWatch.cancel() }
         let uplink = try engine.connectMicrophone(.device(room.microphone), processing: processing) { [weak engine] frame in
             guard let pts = frame.timestamp else { return }
             if let now = engine?.runningTime { energies.recordDelay(now.nanoseconds > pts.nanoseconds ? now.nanoseconds - pts.nanoseconds : 0) }
@@ -140,6 +147,7 @@ public enum RoomEchoMeasurement {
         let since = { (time: ClockTime) in firstMic.map { (Double(time.nanoseconds) - Double($0.nanoseconds)) / 1e9 } ?? 0 }
         result.microphoneSteps = micSteps.steps.map { (since($0.at), $0.milliseconds, $0.discont) }
         result.appliedPaths = applied.withLock { $0 }.map { ($0.at.map(since), $0.path) }
+        result.outputUnderruns = underruns.withLock { $0 }.map { ($0.at.map(since), $0.buffer) }
         return result
     }
 }

@@ -20,7 +20,8 @@ struct RoomEchoTests {
               + "windows \(result.path.windowERLE.map { Int($0.rounded()) }), uplink delay median \(result.path.uplinkDelayMedian), p99 \(result.path.uplinkDelay99), "
               + "largest level-control gain \(result.gains.map(\.gain).max() ?? 0) dB, "
               + "microphone timestamp steps \(result.microphoneSteps.map { String(format: "%.2f s %+.1f ms", $0.seconds, $0.milliseconds) + ($0.discont ? " DISCONT" : "") }), "
-              + "paths applied \(result.appliedPaths.map { "\($0.path.delay) at \($0.seconds.map { String(format: "%.2f s", $0) } ?? "?")" })")
+              + "paths applied \(result.appliedPaths.map { "\($0.path.delay) at \($0.seconds.map { String(format: "%.2f s", $0) } ?? "?")" }), "
+              + "output underruns \(result.outputUnderruns.map { "\($0.seconds.map { String(format: "%.2f s", $0) } ?? "?"): buffer \($0.buffer.milliseconds) ms" })")
         let estimate = try #require(result.path.estimate)
         // The rig plays each block at its capture time + 150 ms + its 40 ms floor; the sound server's
         // null sinks and monitors add their buffering (34–57 ms measured over 5 runs; 79–108 ms before
