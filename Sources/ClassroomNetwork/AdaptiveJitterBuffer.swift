@@ -42,15 +42,15 @@ final class AdaptiveJitterBuffer: Sendable {
     func watch() throws(GStreamerError) -> PadProbe? {
         guard setting == .adaptive else { return nil }
         return try element.staticPad("sink").addProbe(.buffer) { [weak self] info in
-            if let self, let buffer = info.buffer, let header = RTPHeader(buffer.bytes()) { self.record(header.timestamp) }
+            if let self, let buffer = info.buffer, let header = RTPHeader(buffer.bytes()) { self.record(header) }
             return .ok
         }
     }
 
-    private func record(_ timestamp: UInt32) {
+    private func record(_ header: RTPHeader) {
         let now = DispatchTime.now().uptimeNanoseconds
         let changed = state.withLock { state -> ClockTime? in
-            state.jitter.record(arrival: now, timestamp: timestamp, clockRate: clockRate)
+            state.jitter.record(arrival: now, ssrc: header.ssrc, sequence: header.sequence, timestamp: header.timestamp, clockRate: clockRate)
             guard state.jitter.count >= Self.enough, now - state.evaluated >= Self.evaluation.nanoseconds,
                   let packetTime = state.jitter.packetTime else { return nil }
             state.evaluated = now

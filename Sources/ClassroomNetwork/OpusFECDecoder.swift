@@ -16,9 +16,10 @@ import Synchronization
 /// appsink would then play 120 ms later than needed (WORKAROUNDS §22). Here its source pad answers
 /// the latency query itself: what is upstream, plus one packet while it holds one, the packet's
 /// duration read from each packet's TOC byte (20 ms, what WebRTC and our uplink send by default,
-/// until the first packet says otherwise; then the longest packet seen, so a sender that varies
-/// its packets does not move the playout back and forth). A change posts a LATENCY message, so the
-/// pipeline recalculates.
+/// until the packets say otherwise; then `PacketTimeTally`'s: the longest that several recent
+/// packets carry, so a sender that varies its packets does not move the playout back and forth and
+/// one odd packet does not hold 120 ms for the stream's life). A change posts a LATENCY message,
+/// so the pipeline recalculates.
 final class OpusFECDecoder: Sendable {
     /// Assumed before the first packet: the common packet time (WebRTC's, our uplink's default).
     static let assumedPacketTime = ClockTime.milliseconds(20)
@@ -27,8 +28,9 @@ final class OpusFECDecoder: Sendable {
     let element: Element
     /// Its sink pad, where each packet's duration is read.
     private let input: Pad
-    /// The longest packet seen, in nanoseconds; 0 before the first. Written by the streaming thread only.
-    private let longestPacket = Atomic<UInt64>(0)
+    /// The latest packets' durations and the packet time they make (ns; 0 before there is one).
+    /// Written by the streaming thread; read by whoever asks for the latency.
+    private let packets = Mutex<(tally: PacketTimeTally, packetTime: UInt64)>((PacketTimeTally(), 0))
     /// 0: no packet held yet; 1: FEC turned on, its first output not out yet; 2: holding, said.
     private let stage = Atomic<Int>(0)
     private let probes = Mutex<[PadProbe]>([])
@@ -44,9 +46,13 @@ final class OpusFECDecoder: Sendable {
         let measure = input.addProbe(.buffer) { [weak self] info in
             guard let self, let buffer = info.buffer, let duration = OpusPacket.duration(of: buffer.bytes()) else { return .ok }
             let before = latency
-            guard duration.nanoseconds > longestPacket.load(ordering: .relaxed) else { return .ok }
-            longestPacket.store(duration.nanoseconds, ordering: .relaxed)
-            if latency != before { element.postLatencyMessage() }
+            let changed = packets.withLock { state in
+                state.tally.record(duration)
+                let now = state.tally.packetTime?.nanoseconds ?? state.packetTime
+                defer { state.packetTime = now }
+                return now != state.packetTime
+            }
+            if changed, latency != before { element.postLatencyMessage() }
             return .ok
         }
         // A lost packet reaches the decoder as a gap (rtpjitterbuffer's do-lost, through the
@@ -72,8 +78,8 @@ final class OpusFECDecoder: Sendable {
 
     /// One packet of the stream: what the decoder holds once it decodes FEC.
     var packetTime: ClockTime {
-        let longest = longestPacket.load(ordering: .relaxed)
-        return longest == 0 ? OpusFECDecoder.assumedPacketTime : ClockTime(nanoseconds: longest)
+        let current = packets.withLock { $0.packetTime }
+        return current == 0 ? OpusFECDecoder.assumedPacketTime : ClockTime(nanoseconds: current)
     }
 
     /// What the decoder adds to the latency: one packet while it holds one, else nothing.

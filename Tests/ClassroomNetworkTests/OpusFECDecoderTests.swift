@@ -28,6 +28,22 @@ struct OpusFECDecoderTests {
         }
     }
 
+    @Test("one 120 ms packet among 20 ms ones does not make the packet time 120 ms; a sender's longest packets in use do, and age out")
+    func packetTimeTally() {
+        var tally = PacketTimeTally()
+        #expect(tally.packetTime == nil)
+        for _ in 0..<10 { tally.record(.milliseconds(20)) }
+        tally.record(.milliseconds(120))
+        for _ in 0..<40 { tally.record(.milliseconds(20)) }
+        #expect(tally.packetTime == .milliseconds(20))
+        // A sender alternating 20 and 40 ms packets holds 40 ms, steadily.
+        for index in 0..<60 { tally.record(.milliseconds(index % 2 == 0 ? 20 : 40)) }
+        #expect(tally.packetTime == .milliseconds(40))
+        // Once it sends only 10 ms packets, the 40 ms ones age out.
+        for _ in 0..<PacketTimeTally.reach { tally.record(.milliseconds(10)) }
+        #expect(tally.packetTime == .milliseconds(10))
+    }
+
     /// What `latency(packetTime:losing:decoder:)` saw.
     private struct Run {
         var minimum: ClockTime
@@ -109,7 +125,7 @@ struct OpusFECDecoderTests {
         }
     }
 
-    @Test("a stream whose packets change keeps the longest packet seen as the one it would hold: 10, then 20, then 10 ms is 20 ms")
+    @Test("a stream whose packets change keeps the longest packet in use as the one it would hold: 10, then 20, then 10 ms is 20 ms")
     func longestPacketKept() throws {
         try GStreamer.initialize()
         // concat plays the three encodings one after the other, into one decoder.
@@ -136,9 +152,12 @@ struct OpusFECDecoderTests {
         try #require(end != nil)
         if case .error(let error, _)? = end?.view { Issue.record("the pipeline failed: \(error.message)") }
         let latencies = seen.withLock { $0 }
-        // The decoder's own probe runs first: each entry is the latency once that packet was measured.
-        #expect(latencies.first == .milliseconds(10))
-        let firstLong = try #require(latencies.firstIndex(of: .milliseconds(20)))
+        // The decoder's own probe runs first: each entry is the packet time once that packet was measured.
+        // The assumed 20 ms holds until `quorum` packets carry one size.
+        let quorum = PacketTimeTally.quorum
+        #expect(latencies.prefix(quorum - 1).allSatisfy { $0 == OpusFECDecoder.assumedPacketTime }, "\(latencies)")
+        #expect(latencies.count > quorum && latencies[quorum - 1] == .milliseconds(10), "\(latencies)")
+        let firstLong = try #require(latencies[(quorum - 1)...].firstIndex(of: .milliseconds(20)))
         #expect(latencies[firstLong...].allSatisfy { $0 == .milliseconds(20) }, "\(latencies)")
         #expect(latencies.count >= 50)   // 200 ms in each encoding: 20 + 10 + 20 packets
         #expect(opus.packetTime == .milliseconds(20))

@@ -104,4 +104,31 @@ struct FeedLatchTests {
         #expect(secondLevel < -55)
         #expect(rejected.contains { $0.contains("a second sender (SSRC 0xd05") }, "\(rejected)")
     }
+
+    @Test("ten packets whose timestamps step by +0x7fffffff, before the teacher and forged with the teacher's SSRC while the teacher plays, crash nothing: the teacher is heard")
+    func forgedTimestamps() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 10, volume: 0)
+        let port = try Fixtures.freeUDPPort()
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(port)", "--mic", "none", "--output", "wav:\(wav.path)",
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        let forged = { (ssrc: UInt32) in (0..<10).map { HostileSender.rtp(payloadType: 96, sequence: UInt16($0), timestamp: UInt32(truncatingIfNeeded: 0x7fff_ffff &* ($0 + 1)), ssrc: ssrc) } }
+        try HostileSender.send(forged(0xbad), to: port)
+        // The stranger latched; the teacher takes over once it has been silent 2 s.
+        try await Task.sleep(for: .milliseconds(2_300))
+        let teacher = try opusTone(1000, seconds: 4, ssrc: 1111, port: port)
+        #expect(await waitUntil(timeout: .seconds(5)) { Fixtures.events(events, named: "live-latched").count >= 2 }, "stderr: \(player.stderr)")
+        try await Task.sleep(for: .seconds(1))
+        try HostileSender.send(forged(1111), to: port)
+        teacher.waitUntilExit()
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+        let latchedAt = Fixtures.events(events, named: "live-latched").last?["t"] as? Double ?? 0
+        let heard = try band(wav, 1000, latchedAt + 0.3, latchedAt + 3.5)
+        print("FIGURE forged timestamp steps of +0x7fffffff: teacher 1 kHz \(heard) dB after them")
+        #expect(heard > -40)
+    }
 }
