@@ -113,6 +113,9 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
                 guard FileManager.default.isReadableFile(atPath: path) else {
                     throw .badEndpoint(shown, reason: "the CA file \(path) cannot be read; ca= names a PEM file with the CA that signed the server's certificate")
                 }
+                if let refusal = BoundedFile.refusal(path, maxBytes: 1 << 20) {
+                    throw .badEndpoint(shown, reason: "the CA file \(path) is refused: \(refusal); ca= names a PEM file with the CA that signed the server's certificate")
+                }
                 caFile = path
             case "display":
                 guard let value = item.value, !value.isEmpty, value.count <= 64 else { throw .badEndpoint(shown, reason: "display is a name of 1 to 64 characters") }

@@ -148,7 +148,9 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
     public var isIPv6: Bool { address.contains(":") }
 
     /// The SDP (RFC 4566) a receiver needs to play this uplink: `sdpdemux`, ffmpeg and VLC read it.
-    public func sessionDescription(name: String = "classroom-audio uplink") -> String {
+    /// Without `revealingKey` an SRTP uplink's `a=crypto` line is left out: that SDP can be shown
+    /// (an event, a log) and names the stream, but only the key file or the owner-only SDP file plays it.
+    public func sessionDescription(name: String = "classroom-audio uplink", revealingKey: Bool = true) -> String {
         let family = isIPv6 ? "IP6" : "IP4"
         var lines = [
             "v=0",
@@ -160,7 +162,7 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
             "a=rtpmap:\(payloadType) \(codec.rtpmap)",
         ]
         // SDES (RFC 4568): whoever reads this SDP holds the key, so it is written for its owner only.
-        if let key { lines.append("a=crypto:1 \(SRTPKey.suite) inline:\(key.base64)") }
+        if let key, revealingKey { lines.append("a=crypto:1 \(SRTPKey.suite) inline:\(key.base64)") }
         // The microphone is mono; RFC 7587 still names two channels in rtpmap.
         if codec == .opus { lines.append("a=fmtp:\(payloadType) sprop-stereo=0;stereo=0" + (forwardErrorCorrection ? ";useinbandfec=1" : "")) }
         // Every packet is ptime long: the sender never sends longer ones.

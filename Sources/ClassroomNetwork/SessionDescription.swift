@@ -29,6 +29,8 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
     public let path: String
     /// The SRTP key of an `a=crypto` line (SDES, RFC 4568); nil for plain RTP.
     public let key: SRTPKey?
+    /// Whether any section holds an `a=crypto` line, used or not: the file is then a secret.
+    let holdsKey: Bool
 
     /// The static payload types of RFC 3551 that carry audio this engine decodes.
     private static let staticFormats: [Int: Format] = [
@@ -38,19 +40,20 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
         11: Format(payloadType: 11, encoding: "L16", clockRate: 44_100, channels: 1),
     ]
 
+    /// An SDP of one audio stream is a few hundred bytes; a larger file is not one.
+    static let maxBytes = 64 * 1024
+
     /// Reads and checks the SDP at `path`.
     public static func load(path: String) throws(EngineError) -> SessionDescription {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw .badSessionDescription(path: path, reason: "it cannot be read (\(error.localizedDescription))")
+        if let refusal = BoundedFile.refusal(path, maxBytes: maxBytes) { throw .badSessionDescription(path: path, reason: refusal) }
+        guard let data = BoundedFile.read(path, maxBytes: maxBytes) else {
+            throw .badSessionDescription(path: path, reason: "it cannot be read (\(String(cString: strerror(errno))))")
         }
-        guard data.count <= 64 * 1024, let text = String(data: data, encoding: .utf8) else {
+        guard data.count <= maxBytes, let text = String(data: data, encoding: .utf8) else {
             throw .badSessionDescription(path: path, reason: "it is not SDP text (an SDP file is a few lines of UTF-8 starting with v=0)")
         }
         let description = try parse(text, path: path)
-        if description.key != nil {
+        if description.holdsKey {
             do { try OwnerOnlyFile.check(path, followingLinks: true) } catch {
                 throw .badSessionDescription(path: path, reason: "it holds an SRTP key (a=crypto), and \(error.reason)")
             }
@@ -70,6 +73,7 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
         var rtpmaps: [Int: String] = [:]
         var crypto: String?
         var secure = false
+        var holdsKey = false
         var otherMedia: [String] = []
         var inAudio = false
         for line in lines {
@@ -83,7 +87,7 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
                 let fields = value.split(separator: " ")
                 inAudio = false
                 if fields.first == "audio", media == nil {
-                    guard fields.count >= 4, let port = Int(fields[1].split(separator: "/")[0]), (1...65_535).contains(port) else {
+                    guard fields.count >= 4, let portText = fields[1].split(separator: "/").first, let port = Int(portText), (1...65_535).contains(port) else {
                         throw .badSessionDescription(path: path, reason: "the audio line 'm=\(value)' names no port and payload type")
                     }
                     guard fields[2].hasPrefix("RTP/") else {
@@ -96,10 +100,11 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
                     otherMedia.append(String(kind))
                 }
             case "c":
-                let address = value.split(separator: " ").last.map { String($0.split(separator: "/")[0]) }
+                let address = value.split(separator: " ").last.flatMap { $0.split(separator: "/").first }.map(String.init)
                 if media == nil { sessionAddress = address } else if inAudio { mediaAddress = address }
-            case "a" where inAudio && value.hasPrefix("crypto:") && crypto == nil:
-                crypto = String(value.dropFirst("crypto:".count))
+            case "a" where value.hasPrefix("crypto:"):
+                holdsKey = true
+                if inAudio, crypto == nil { crypto = String(value.dropFirst("crypto:".count)) }
             case "a" where inAudio && value.hasPrefix("rtpmap:"):
                 let parts = value.dropFirst("rtpmap:".count).split(separator: " ", maxSplits: 1)
                 if parts.count == 2, let type = Int(parts[0]) { rtpmaps[type] = String(parts[1]) }
@@ -136,7 +141,8 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
         // The decodable format first: the one the feed is described by.
         let ordered = [usable] + formats.filter { $0 != usable }
         return SessionDescription(port: media.port, address: address, formats: ordered, path: path,
-                                  key: try crypto.map { line throws(EngineError) in try SessionDescription.key(of: line, path: path) })
+                                  key: try crypto.map { line throws(EngineError) in try SessionDescription.key(of: line, path: path) },
+                                  holdsKey: holdsKey)
     }
 
     /// The key of `a=crypto:TAG SUITE inline:BASE64[|LIFETIME][|MKI]` (RFC 4568 §9.1).

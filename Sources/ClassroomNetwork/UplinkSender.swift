@@ -280,9 +280,9 @@ public final class UplinkSender: Sendable {
         return try? WebRTCBin(element)
     }
 
-    /// The session descriptions of the RTP destinations, in order.
+    /// The session descriptions of the RTP destinations, in order, with no SRTP key: fit to be shown.
     public var sessionDescriptions: [String] {
-        destinations.compactMap { if case .rtp(let endpoint) = $0 { return endpoint.sessionDescription() }; return nil }
+        destinations.compactMap { if case .rtp(let endpoint) = $0 { return endpoint.sessionDescription(revealingKey: false) }; return nil }
     }
 
     deinit { stop() }

@@ -46,6 +46,14 @@ public final class TLSSession {
         // (a session made first verified nothing: the test's own CA passed as a system one).
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         _ = copenssl_ctx_min_tls12(context)
+        // OpenSSL reads a FIFO or a device until it ends, which may be never: only a regular file is loaded.
+        if let caFile = trust.caFile {
+            var status = stat()
+            guard stat(caFile, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+                SSL_CTX_free(context)
+                throw .handshake("the CA file \(caFile) is not a regular file; give the PEM file of the CA that signed the server's certificate")
+            }
+        }
         let loaded = trust.caFile.map { SSL_CTX_load_verify_locations(context, $0, nil) } ?? SSL_CTX_set_default_verify_paths(context)
         guard loaded == 1, let ssl = SSL_new(context) else {
             let why = TLSSession.lastError()

@@ -39,7 +39,8 @@ final class EventLog: Sendable {
                 } catch {
                     throw .cannotWrite(role: "events file", path: path, reason: PlayerError.reason(error))
                 }
-                let descriptor = open(output.target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                // Owner-only: events name the class's peers, rooms and devices.
+                let descriptor = open(output.target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 guard descriptor >= 0 else { throw .cannotWrite(role: "events file", path: path, reason: String(cString: strerror(errno))) }
                 file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
             } else {

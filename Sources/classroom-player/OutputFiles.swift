@@ -43,7 +43,8 @@ final class OutputFiles: Sendable {
             throw .cannotWrite(role: role, path: path, reason: PlayerError.reason(error))
         }
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).writing-\(getpid())").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // Owner-only from its creation: a recording holds the class's voices.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw .cannotWrite(role: role, path: path, reason: "no file can be created in \(folder.path) (\(String(cString: strerror(errno))))")
         }

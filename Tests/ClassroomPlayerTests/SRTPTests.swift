@@ -138,6 +138,13 @@ struct SRTPTests {
         let speech = Double(windows.filter { $0 > -45 }.count) / 10
         print("FIGURE SRTP uplink decrypted by ffmpeg: \(audio.seconds) s, speech \(speech) s; SDP mode \(String(mode, radix: 8))")
         #expect(speech >= 1.5)                     // the student, decrypted by another implementation
-        #expect(!player.stderr.contains(key))
+        // The key is in the owner-only SDP file and nowhere else: not on stderr, not in the events,
+        // whose `started` still shows the uplink's SDP (RTP/SAVP, without a=crypto).
+        let eventsText = try String(contentsOf: events, encoding: .utf8)
+        let eventsMode = (try FileManager.default.attributesOfItem(atPath: events.path)[.posixPermissions] as? Int) ?? -1
+        let shown = (Fixtures.events(events, named: "started").first?["uplink_sdp"] as? [String])?.first ?? ""
+        #expect(!player.stderr.contains(key) && !eventsText.contains(key))
+        #expect(shown.contains("m=audio \(port) RTP/SAVP 111") && !shown.contains("a=crypto"), "\(shown)")
+        #expect(eventsMode & 0o077 == 0, "the events file has mode \(String(eventsMode, radix: 8))")
     }
 }
