@@ -12,6 +12,11 @@ with our transaction on the first long poll) unless MODE changes it:
   silent-join     `join` is acked, no `joined` ever comes: polls are held 60 s
   error-500       the first 3 POSTs answer HTTP 500, then it behaves
   hang-after-join once it said `joined`, every request is held 60 s (leave and destroy too)
+  negative-chunk  the long polls after `joined` answer a chunked body whose first chunk size is -1
+  huge-negative-chunk   … whose first chunk size is -8000000000000000
+  crowd           the long polls after `joined` each announce 500 new participants with 1000-character names, at once
+  empty-poll      the long polls after `joined` answer [] at once instead of holding 30 s
+  drop-join       every join is answered `joined`, and the next poll hangs it up
   no-audio        (or any other name) it behaves, and sends no RTP
 Writes one line per request to stdout ("POST /janus", "GET /janus/1?maxev=10 held", ...).
 """
@@ -98,7 +103,24 @@ class Handler(BaseHTTPRequestHandler):
         if polls > 1 and MODE == "hang-after-join":
             time.sleep(60)
             return
-        if polls > 1:
+        if MODE == "drop-join":
+            with lock:
+                answered = state.get("answered") == join
+                state["answered"] = join
+            if answered:
+                self.reply([{"janus": "hangup", "session_id": SESSION, "sender": HANDLE, "reason": "dropped by the test"}])
+                return
+        elif polls > 1:
+            if MODE == "crowd":
+                first = polls * 500
+                people = [{"id": first + i, "display": "x" * 1000, "muted": False} for i in range(500)]
+                self.reply([{"janus": "event", "session_id": SESSION, "sender": HANDLE,
+                             "plugindata": {"plugin": "janus.plugin.audiobridge",
+                                            "data": {"audiobridge": "joined", "room": 1234, "participants": people}}}])
+                return
+            if MODE == "empty-poll":
+                self.reply([])
+                return
             if MODE == "huge-poll":
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
@@ -112,6 +134,11 @@ class Handler(BaseHTTPRequestHandler):
                     self.note("huge reply sent whole")
                 except (BrokenPipeError, ConnectionResetError):
                     self.note("huge reply cut off by the client")
+                return
+            if MODE in ("negative-chunk", "huge-negative-chunk"):
+                size = b"-1" if MODE == "negative-chunk" else b"-8000000000000000"
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                 + size + b"\r\n[]\r\n0\r\n\r\n")
                 return
             time.sleep(1)  # a quiet room: nothing new for a while
             self.reply([])

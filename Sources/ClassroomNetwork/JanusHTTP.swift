@@ -95,6 +95,7 @@ enum JanusHTTP {
         if (300..<400).contains(status) { return .redirected(status: status, location: headers["location"] ?? "somewhere else") }
         var body = Data(received[headEnd.upperBound...])
         let length = headers["content-length"].flatMap(Int.init)
+        if let length, length < 0 { throw .closed("a reply whose Content-Length is negative (\(length))") }
         if let length, length > maxReplyBytes { return .tooLarge(bytes: length) }
         let chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") == true
         // Chunk headers add a little: the bound on what is read allows for them.
@@ -116,13 +117,15 @@ enum JanusHTTP {
     }
 
     /// The body of a chunked reply; nil when it is not one.
-    private static func dechunk(_ data: Data) -> Data? {
+    static func dechunk(_ data: Data) -> Data? {
         var body = Data()
         var index = data.startIndex
         let lineEnd = Data("\r\n".utf8)
         while let end = data.range(of: lineEnd, in: index..<data.endIndex) {
-            let sizeText = String(decoding: data[index..<end.lowerBound], as: UTF8.self).split(separator: ";").first ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+            let sizeText = (String(decoding: data[index..<end.lowerBound], as: UTF8.self).split(separator: ";").first ?? "").trimmingCharacters(in: .whitespaces)
+            // A size is hex digits only (RFC 9112 §7.1): no sign, and never more than a reply may hold.
+            guard !sizeText.isEmpty, sizeText.count <= 8, sizeText.allSatisfy(\.isHexDigit),
+                  let size = Int(sizeText, radix: 16), size <= maxReplyBytes else { return nil }
             if size == 0 { return body }
             guard data.distance(from: end.upperBound, to: data.endIndex) >= size else { return nil }
             let chunkEnd = data.index(end.upperBound, offsetBy: size)

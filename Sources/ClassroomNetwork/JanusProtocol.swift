@@ -224,7 +224,8 @@ struct JanusProtocol: Sendable {
         }
         let participants = ((data["participants"] as? [[String: Any]]) ?? []).compactMap { entry -> Participant? in
             guard let id = id(entry["id"]) else { return nil }
-            return Participant(id: id, display: entry["display"] as? String, muted: (entry["muted"] as? Bool) ?? false)
+            // A display name is a person's name: what is longer than a name is cut, never kept whole.
+            return Participant(id: id, display: (entry["display"] as? String).map { String($0.prefix(JanusProtocol.maxDisplay)) }, muted: (entry["muted"] as? Bool) ?? false)
         }
         switch data["audiobridge"] as? String {
         case "joined":
@@ -250,6 +251,9 @@ struct JanusProtocol: Sendable {
             return .other
         }
     }
+
+    /// The longest display name kept (Janus's own limit is a configuration matter; a name is short).
+    static let maxDisplay = 64
 
     // MARK: HTTP
 

@@ -32,5 +32,8 @@ extension JanusRoom {
         case connection(String)
         /// The room's adaptive jitter buffer now holds this long.
         case jitterBuffer(ClockTime)
+        /// The server announced more participants than a room holds (`JanusRoom.maxParticipants`):
+        /// those past it are not tracked; said once per join, with how many were passed over so far.
+        case crowded(ignored: Int)
     }
 }

@@ -21,6 +21,15 @@ public final class JanusRoom: Sendable {
     static let payloadType = 111
     /// The waits between rejoin attempts; the last repeats.
     static let backoff: [Duration] = [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30)]
+    /// A join that lasts this long was a good one: the next loss starts the backoff again. A server
+    /// that accepts and at once drops the join is retried ever more slowly instead of every second.
+    static let settled = Duration.seconds(30)
+    /// The least time between the starts of two polls that brought nothing: Janus holds an empty
+    /// long poll for 30 s, so a server answering `[]` at once is paced instead of spun on.
+    static let emptyPollSpacing = Duration.seconds(1)
+    /// The most participants tracked: a class, with room to spare. A server (or anyone on a plain
+    /// HTTP path) announcing new ones on every poll grew a kiosk by 200 MB in 30 s.
+    public static let maxParticipants = 200
 
     /// Where the room is.
     public let address: JanusRoomAddress
@@ -39,6 +48,9 @@ public final class JanusRoom: Sendable {
         /// WebRTC: the joined PeerConnection (sends and receives).
         var connection: RoomPeerConnection?
         var participants: [UInt64: Participant] = [:]
+        /// Participants passed over since the join because `maxParticipants` were tracked, and whether that was said.
+        var ignoredParticipants = 0
+        var crowdingSaid = false
         /// Whether the session wants this kiosk muted.
         var muted = true
         /// What the joined session was last told (at `join` or by `configure`); read only while joined.
@@ -50,7 +62,10 @@ public final class JanusRoom: Sendable {
         var joining: HTTPCancellation?
         /// Whether the room's thread runs (`join` started it, and it has not returned).
         var threadRuns = false
+        /// Rejoins since the room last stayed joined for `settled`: the backoff's step.
         var attempt = 0
+        /// When the joined session was installed: a loss before `settled` keeps the backoff climbing.
+        var joinedAt: ContinuousClock.Instant?
         var handler: (@Sendable (Event) -> Void)?
     }
 
@@ -232,12 +247,25 @@ public final class JanusRoom: Sendable {
                 continue
             }
             do {
-                for event in try api.poll(session: session, cancellation: cancellation) { apply(event, session: session) }
+                let started = ContinuousClock.now
+                let events = try api.poll(session: session, cancellation: cancellation)
+                for event in events { apply(event, session: session) }
+                if events.isEmpty { pace(since: started) }
             } catch {
                 guard !state.withLock({ $0.stopping }) else { return }
                 lost(session: session, because: "\(error)")
             }
         }
+    }
+
+    /// Waits out what is left of `emptyPollSpacing` since `started` (a leave cuts the wait).
+    func pace(since started: ContinuousClock.Instant) {
+        let left = JanusRoom.emptyPollSpacing - (ContinuousClock.now - started)
+        guard left > .zero else { return }
+        let milliseconds = Int(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000)
+        _ = wake.wait(timeout: .now() + .milliseconds(milliseconds))
+        // A leave signalled the semaphore to end this wait: pass it on to the room's next wait.
+        if state.withLock({ $0.stopping }) { wake.signal() }
     }
 
     func apply(_ event: JanusProtocol.Event, session: UInt64? = nil) {
@@ -253,7 +281,15 @@ public final class JanusRoom: Sendable {
             case .participants(let list):
                 for entry in list where entry.id != state.ownID {
                     let participant = Participant(id: entry.id, display: entry.display, muted: entry.muted)
+                    guard state.participants[entry.id] != nil || state.participants.count < JanusRoom.maxParticipants else {
+                        state.ignoredParticipants += 1
+                        continue
+                    }
                     if state.participants.updateValue(participant, forKey: entry.id) == nil { events.append(.participantJoined(participant)) }
+                }
+                if state.ignoredParticipants > 0, !state.crowdingSaid {
+                    state.crowdingSaid = true
+                    events.append(.crowded(ignored: state.ignoredParticipants))
                 }
             case .leaving(let id):
                 if let participant = state.participants.removeValue(forKey: id) { events.append(.participantLeft(participant)) }
@@ -273,7 +309,8 @@ public final class JanusRoom: Sendable {
     func lost(session: UInt64?, because reason: String) {
         let lost = state.withLock { state -> (UInt64?, UInt64?, UplinkSender?, RoomPeerConnection?, (@Sendable (Event) -> Void)?, HTTPCancellation?, Int)? in
             guard session == nil || state.session == session, !state.stopping else { return nil }
-            defer { state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil; state.participants = [:]; state.poll = nil }
+            if let joinedAt = state.joinedAt, ContinuousClock.now - joinedAt >= JanusRoom.settled { state.attempt = 0 }
+            defer { state.joinedAt = nil; state.session = nil; state.handle = nil; state.ownID = nil; state.sender = nil; state.connection = nil; state.participants = [:]; state.poll = nil }
             return (state.session, state.handle, state.sender, state.connection, state.handler, state.poll, state.attempt)
         }
         guard let (oldSession, handle, sender, connection, handler, poll, attempt) = lost else { return }

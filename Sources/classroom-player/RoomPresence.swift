@@ -96,6 +96,9 @@ final class RoomPresence: Sendable {
             events.emit("room-silent", [("message", .string(reason))])
         case .connection(let state):
             events.emit("room-connection", [("state", .string(state))])
+        case .crowded(let ignored):
+            events.emit("room-warning", [("message", .string("the server announced more than \(JanusRoom.maxParticipants) participants; \(ignored) past that are not tracked "
+                                                              + "(a room this large is not a class, or the server is misbehaving)"))])
         case .jitterBuffer(let delay):
             // The room is the peer `room`: its buffer's moves are said as every peer's are.
             events.emit("live-jitter-buffer", [("id", .string(JanusRoom.peerID)), ("ms", .number(Double(delay.milliseconds)))])

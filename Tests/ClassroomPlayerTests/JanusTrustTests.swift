@@ -52,6 +52,60 @@ struct JanusTrustTests {
         #expect(!janus.seen.contains("huge reply sent whole"), "\(janus.seen)")
     }
 
+    @Test("a chunked long poll whose chunk size is negative is a lost room, not a crash: the class plays to its end", arguments: ["negative-chunk", "huge-negative-chunk"])
+    func negativeChunk(mode: String) async throws {
+        let (folder, janus, player, events) = try await kiosk(mode, seconds: 6)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(20)) { !Fixtures.events(events, named: "room-lost").isEmpty }, "stderr: \(player.stderr)")
+        let lost = Fixtures.events(events, named: "room-lost").first?["message"] as? String ?? ""
+        #expect(lost.contains("a chunked reply that does not decode"), "\(lost)")
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+    }
+
+    @Test("a Janus that drops every join at once is rejoined ever more slowly (1, 2, 4, 8 s …), not every second")
+    func droppedJoins() async throws {
+        let (folder, janus, player, events) = try await kiosk("drop-join", seconds: 14)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        let joins = janus.seen.components(separatedBy: "\n").filter { $0.hasSuffix(" create") }.count
+        let lost = Fixtures.events(events, named: "room-lost").count
+        print("FIGURE a Janus dropping every join, 14 s of class: \(joins) joins, \(lost) room-lost")
+        #expect(lost >= 2, "stderr: \(player.stderr)")
+        #expect(joins <= 6, "\(joins) joins in 14 s: \(janus.seen)")
+    }
+
+    @Test("a long poll answered [] at once is paced to about one a second, not spun on")
+    func instantEmptyPolls() async throws {
+        let (folder, janus, player, events) = try await kiosk("empty-poll", seconds: 6)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "room-joined").isEmpty }, "stderr: \(player.stderr)")
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        let polls = janus.seen.components(separatedBy: "\n").filter { $0.hasPrefix("GET ") }.count
+        print("FIGURE a Janus answering every long poll [] at once, 6 s of class: \(polls) polls")
+        #expect(polls >= 3 && polls <= 12, "\(polls) polls")
+    }
+
+    @Test("a Janus announcing 500 new participants on every poll is tracked up to 200, said once, and grows neither the player nor its events")
+    func crowd() async throws {
+        let (folder, janus, player, events) = try await kiosk("crowd", seconds: 8)
+        defer { janus.stop(); try? FileManager.default.removeItem(at: folder) }
+        let crowded = { Fixtures.events(events, named: "room-warning").contains { ($0["message"] as? String)?.contains("more than 200") == true } }
+        #expect(await waitUntil(timeout: .seconds(15)) { crowded() }, "stderr: \(player.stderr)")
+        // Crowded polls go on until the lesson ends; the peak is read while they do.
+        try await Task.sleep(for: .seconds(3))
+        let peak = HostileSender.peakMemory(of: player.process.processIdentifier)
+        #expect(try await player.exitStatus(within: .seconds(30)) == 0, "stderr: \(player.stderr)")
+        let joined = Fixtures.events(events, named: "room-participant").count
+        let warnings = Fixtures.events(events, named: "room-warning").compactMap { $0["message"] as? String }.filter { $0.contains("more than 200 participants") }
+        let size = (try FileManager.default.attributesOfItem(atPath: events.path)[.size] as? Int) ?? 0
+        let polls = janus.seen.components(separatedBy: "\n").filter { $0.hasPrefix("GET ") }.count
+        print("FIGURE a Janus announcing 500 participants a poll (\(polls) polls): \(joined) room-participant events, events file \(size / 1024) KiB, peak RSS \(peak / 1024) MB")
+        #expect(polls > 5)
+        #expect(joined <= 200 && warnings.count == 1, "\(joined) participants, warnings \(warnings)")
+        #expect(size < 1 << 20, "events file \(size) bytes")
+        #expect(peak > 0 && peak < 150 * 1024, "peak RSS \(peak) kB")
+    }
+
     @Test("a 'joined' for another transaction is not taken as ours: no room-joined, the join times out as a lost room")
     func foreignJoined() async throws {
         let (folder, janus, player, events) = try await kiosk("foreign-joined", seconds: 14)
