@@ -6,6 +6,8 @@
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
+#include <openssl/pem.h>
+#include <openssl/evp.h>
 
 // SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl.
 static inline int copenssl_ctx_min_tls12(SSL_CTX *context) { return (int) SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION); }

@@ -48,11 +48,13 @@ extension JanusRoom {
         polling: while Date() < deadline, !state.withLock({ $0.stopping }) {
             // A poll the server holds is bounded by the join's deadline too.
             let events: [JanusProtocol.Event]
+            let started = ContinuousClock.now
             do {
                 events = try api.poll(session: session, timeout: deadline.timeIntervalSinceNow)
             } catch .unreachable where Date() >= deadline {
                 break polling
             }
+            if events.isEmpty { pace(since: started) }
             for event in events {
                 switch event {
                 case .joined(let ours, let id, let participants, let media) where ours == transaction:
@@ -91,7 +93,10 @@ extension JanusRoom {
                 DispatchQueue.global().async {
                     self.lost(session: session, because: "the WebRTC connection failed (ICE or DTLS): no path to \(self.address.host) for the room's audio, or Janus dropped it")
                 }
-            }, onJitterBuffer: { delay in current()?(.jitterBuffer(delay)) })
+            }, onJitterBuffer: { delay in current()?(.jitterBuffer(delay)) }, onImpostor: { [weak self] why in
+                self?.logger.error("room: \(why)")
+                self?.lost(session: session, because: why)
+            })
         } catch {
             throw .local("the WebRTC connection cannot be made (is gstreamer1.0-nice installed?): \(error)")
         }
@@ -120,13 +125,13 @@ extension JanusRoom {
             self.api.farewell(session: session, handle: nil, within: 1)
             throw .notJanus("the room's media cannot be set up: \(error)")
         }
-        let list = participants.map { Participant(id: $0.id, display: $0.display, muted: $0.muted) }
+        let list = participants.prefix(JanusRoom.maxParticipants).map { Participant(id: $0.id, display: $0.display, muted: $0.muted) }
         let installed = state.withLock { state -> ((@Sendable (Event) -> Void)?, UplinkSender?, RoomPeerConnection?)? in
             // A join that came back after `leave()`: nothing is installed.
             guard !state.stopping else { return nil }
             defer {
                 state.session = session; state.handle = handle; state.ownID = id; state.sender = sender; state.connection = connection
-                state.attempt = 0; state.serverMuted = muted
+                state.joinedAt = .now; state.serverMuted = muted; state.ignoredParticipants = 0; state.crowdingSaid = false
                 state.participants = Dictionary(list.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
             }
             return (state.handler, state.sender, state.connection)
@@ -141,6 +146,11 @@ extension JanusRoom {
         oldConnection?.stop()
         logger.info("room joined", metadata: ["room": "\(address)", "id": "\(id)", "audio": "\(audioAt)"])
         handler?(.joined(id: id, participants: list))
+        // A DTLS peer refused before this join was installed was not said as a loss then.
+        if let why = connection?.peerRefused {
+            lost(session: session, because: why)
+            return
+        }
         tellServerTheMute()
         JanusRoom.watchForAudio(on: input, at: audioAt, from: address.host, logger: logger) { [weak self] in
             self?.state.withLock { $0.session == session && !$0.stopping ? $0.handler : nil }

@@ -28,13 +28,17 @@ final class RoomPeerConnection: Sendable {
     private let gathered = DispatchSemaphore(value: 0)
     private let tokens = Mutex<[any AnyObject & Sendable]>([])
     private let logger: Logger
+    /// Holds the media until the DTLS peer's certificate matches the answer's fingerprint.
+    private let peerCheck: DTLSFingerprintCheck
 
     /// Builds the connection; `onState` hears webrtcbin's connection-state nicks ("connecting",
     /// "connected", "failed" …) and `onJitterBuffer` each move of an adaptive jitter buffer, on
-    /// webrtcbin's threads. Nothing runs until `offer()`.
+    /// webrtcbin's threads; `onImpostor` why the DTLS peer is not the one the answer named, on a
+    /// thread of its own. Nothing runs until `offer()`.
     init(input: AudioInput, jitterBuffer setting: JitterBufferSetting, logger: Logger, onState: @escaping @Sendable (String) -> Void,
-         onJitterBuffer: @escaping @Sendable (ClockTime) -> Void) throws(EngineError) {
+         onJitterBuffer: @escaping @Sendable (ClockTime) -> Void, onImpostor: @escaping @Sendable (String) -> Void) throws(EngineError) {
         self.logger = logger
+        peerCheck = DTLSFingerprintCheck(onMismatch: onImpostor)
         var initial = JitterBufferPolicy.start
         if case .fixed(let delay) = setting { initial = delay }
         sender = try UplinkSender(destinations: [.webRTC(latency: initial)], logger: logger)
@@ -80,7 +84,43 @@ final class RoomPeerConnection: Sendable {
             }
         }
         tokens.withLock { $0 += states + [received, messages, jitterBuffers] }
+        try guardTransports()
     }
+
+    /// What crosses the network is held to account: libnice neither asks a UPnP gateway to open
+    /// ports nor offers TCP candidates (a LAN's rogue gateway would see every join and put its own
+    /// address into the offer), and nothing is sent or played before the DTLS peer is verified.
+    private func guardTransports() throws(EngineError) {
+        do {
+            let agent = try webRTC.element.object("ice-agent")
+            try agent?.set("ice-tcp", false)
+            try agent?.set("upnp", false, onObjectIn: "agent")
+            let uplink = webRTC.element.pads.first { $0.direction == .sink }
+            if let held = uplink.flatMap({ peerCheck.hold($0) }) { tokens.withLock { $0.append(held) } }
+        } catch {
+            throw .gstreamer(error)
+        }
+        let added = webRTC.element.onDeepElementAdded { [weak self] element in
+            guard let self else { return }
+            switch element.factoryName {
+            case "dtlsdec":
+                let watch = peerCheck.watch(element)
+                tokens.withLock { $0.append(watch) }
+            case "srtpdec":
+                do {
+                    if let held = try peerCheck.hold(element.staticPad("rtp_src")) { tokens.withLock { $0.append(held) } }
+                } catch {
+                    logger.error("room: the received media cannot be guarded: \(error)")
+                }
+            default:
+                break
+            }
+        }
+        tokens.withLock { $0.append(added) }
+    }
+
+    /// Why the DTLS peer was refused (its certificate is not the answer's), or nil.
+    var peerRefused: String? { peerCheck.refused }
 
     /// Links a received stream: depayloader ► decoder (concealing losses) ► PeerFeed's tail ► the room's input.
     private func receive(_ pad: Pad, into input: AudioInput) throws(GStreamerError) {
@@ -128,7 +168,31 @@ final class RoomPeerConnection: Sendable {
 
     /// Takes Janus's answer: ICE checks start with the candidates in it, then DTLS.
     func accept(answer: String) throws(EngineError) {
+        if let codecs = RoomPeerConnection.audioCodecs(in: answer), !codecs.contains("OPUS") {
+            let named = codecs.isEmpty ? "no codec" : codecs.joined(separator: ", ")
+            throw .badEndpoint("the room's answer", reason: "it switches the audio to \(named), which was not offered: this kiosk speaks Opus only; set the room's audiocodec to opus")
+        }
+        try peerCheck.expect(answer: answer)
         do { try webRTC.setRemoteDescription(answer, type: .answer) } catch { throw .gstreamer(error) }
+    }
+
+    /// The encodings (upper case) of an SDP's first audio section, by its payload types and their
+    /// rtpmap lines; nil when it has no audio section.
+    static func audioCodecs(in sdp: String) -> [String]? {
+        var types: [String]?
+        var maps: [String: String] = [:]
+        var inAudio = false
+        for line in sdp.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line.hasPrefix("m=") {
+                let fields = line.dropFirst(2).split(separator: " ")
+                inAudio = types == nil && fields.first == "audio"
+                if inAudio { types = fields.dropFirst(3).map(String.init) }
+            } else if inAudio, line.hasPrefix("a=rtpmap:") {
+                let parts = line.dropFirst("a=rtpmap:".count).split(separator: " ", maxSplits: 1)
+                if parts.count == 2, let encoding = parts[1].split(separator: "/").first { maps[String(parts[0])] = encoding.uppercased() }
+            }
+        }
+        return types.map { $0.map { maps[$0] ?? RTPHeader.codecName(ofStatic: Int($0) ?? -1).trimmingCharacters(in: CharacterSet(charactersIn: " ()")) } }
     }
 
     /// Sends one uplink frame (silence fills the time between frames).

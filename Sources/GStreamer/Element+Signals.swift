@@ -13,6 +13,13 @@ extension Element {
         SignalHandler.connect(self, signal: "new-jitterbuffer", handler: ElementSignalBox(body), callback: unsafeBitCast(newJitterBufferTrampoline, to: GCallback.self))
     }
 
+    /// Runs `body` with each element added anywhere inside this bin, its children's children too
+    /// ("deep-element-added"; e.g. the srtpdec and dtlsdec webrtcbin makes for a transport), on
+    /// the thread that added it.
+    public func onDeepElementAdded(_ body: @escaping @Sendable (Element) -> Void) -> SignalHandler {
+        SignalHandler.connect(self, signal: "deep-element-added", handler: ElementSignalBox(body), callback: unsafeBitCast(deepElementAddedTrampoline, to: GCallback.self))
+    }
+
     /// Answers a signal that asks for caps by a 32-bit number, e.g. srtpdec's "request-key" (an
     /// SSRC it has no key for); `body` runs on the streaming thread, nil answers "none".
     public func onCapsRequest(_ signal: String, _ body: @escaping @Sendable (UInt32) -> Caps?) -> SignalHandler {
@@ -40,6 +47,13 @@ final class ElementSignalBox: Sendable {
 
 // rtpbin's "new-jitterbuffer": (rtpbin, jitterbuffer, session, ssrc, user data).
 private let newJitterBufferTrampoline: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstElement>?, guint, guint, gpointer?) -> Void = { _, element, _, _, userData in
+    guard let element, let userData else { return }
+    let box = Unmanaged<ElementSignalBox>.fromOpaque(userData).takeUnretainedValue()
+    box.body(Element(retaining: UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self)))
+}
+
+// GstBin's "deep-element-added": (bin, sub-bin, element, user data).
+private let deepElementAddedTrampoline: @convention(c) (UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstBin>?, UnsafeMutablePointer<GstElement>?, gpointer?) -> Void = { _, _, element, userData in
     guard let element, let userData else { return }
     let box = Unmanaged<ElementSignalBox>.fromOpaque(userData).takeUnretainedValue()
     box.body(Element(retaining: UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self)))

@@ -98,7 +98,11 @@ extension Object {
         g_object_get_property(g_object, property, &gvalue.value)
         guard let pointer = g_value_get_object(&gvalue.value),
               g_type_is_a(cgst_object_type(pointer), gst_object_get_type()) != 0 else { return nil }
-        return Object(retaining: pointer.assumingMemoryBound(to: GstObject.self))
+        // A reference of our own, never a sink: the owner may still hold its object floating
+        // (webrtcbin's ice-agent is), and sinking would take the owner's reference as ours.
+        let object = pointer.assumingMemoryBound(to: GstObject.self)
+        gst_object_ref(object)
+        return Object(adopting: object)
     }
 
     /// Sets `property` to `source`'s `sourceProperty`, whatever its GType, without a Swift wrapper
@@ -129,6 +133,24 @@ extension Object {
         let gvalue = OwnedValue(type: spec.pointee.value_type)
         g_value_take_boxed(&gvalue.value, buffer)   // transfer full: the value owns the buffer
         g_object_set_property(g_object, property, &gvalue.value)
+    }
+
+    /// Sets the boolean `property` of the plain GObject held in this object's `holder` property,
+    /// e.g. webrtcbin's ice-agent's libnice `agent` (not a GstObject, so never wrapped here; wraps
+    /// `g_object_get_property` + `g_object_set_property`).
+    public func set(_ property: String, _ value: Bool, onObjectIn holder: String) throws(GStreamerError) {
+        let spec = try readableSpec(holder)
+        let held = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, holder, &held.value)
+        guard cgst_type_fundamental(spec.pointee.value_type) == cgst_type_object(), let object = g_value_get_object(&held.value) else {
+            throw .invalidPropertyValue(object: name, property: holder, reason: "it holds no object")
+        }
+        guard let target = cgst_object_find_property(object, property), target.pointee.value_type == cgst_type_boolean() else {
+            throw .noSuchProperty(object: "\(name)'s \(holder)", property: property)
+        }
+        let gvalue = OwnedValue(type: cgst_type_boolean())
+        g_value_set_boolean(&gvalue.value, value ? 1 : 0)
+        g_object_set_property(object.assumingMemoryBound(to: GObject.self), property, &gvalue.value)
     }
 
     /// True when the object has a property of this name.
