@@ -20,21 +20,27 @@ struct FeedLatchTests {
                                                        "ssrc=\(ssrc)", "!", "udpsink", "host=\(host)", "port=\(port)"])
     }
 
+    /// A player of a silent lesson of `seconds` with the live feed `teacher=rtp://127.0.0.1:PORT`, started.
+    private func playing(seconds: Int) async throws -> (folder: URL, port: Int, wav: URL, events: URL, player: PlayerProcess) {
+        let folder = try Fixtures.folder()
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: seconds, volume: 0)
+        let port = try Fixtures.freeUDPPort()
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(port)", "--mic", "none", "--output", "wav:\(wav.path)",
+                                        "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        return (folder, port, wav, events, player)
+    }
+
     private func band(_ wav: URL, _ hz: Int, _ from: Double, _ to: Double) throws -> Double {
         try Fixtures.bandLevel(wav, from: from, to: to, band: (hz - 60)...(hz + 60))
     }
 
     @Test("a stray packet before and during the teacher and a stranger's SSRC on the same payload type are dropped and counted; a restarted teacher takes over")
     func strayAndStranger() async throws {
-        let folder = try Fixtures.folder()
+        let (folder, port, wav, events, player) = try await playing(seconds: 12)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let lesson = folder.appendingPathComponent("silence.wav")
-        try Fixtures.toneLesson(at: lesson, seconds: 12, volume: 0)
-        let port = try Fixtures.freeUDPPort()
-        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
-        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(port)", "--mic", "none", "--output", "wav:\(wav.path)",
-                                        "--events", events.path, "--no-stdin"], in: folder)
-        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
         try sendDatagram(strayPacket, to: "127.0.0.1", port: port)      // before the teacher: it used to pre-empt the teacher
         let teacher = try opusTone(1000, seconds: 3, ssrc: 1111, port: port)
         #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(events, named: "live-receiving").isEmpty })
@@ -107,15 +113,8 @@ struct FeedLatchTests {
 
     @Test("ten packets whose timestamps step by +0x7fffffff, before the teacher and forged with the teacher's SSRC while the teacher plays, crash nothing: the teacher is heard")
     func forgedTimestamps() async throws {
-        let folder = try Fixtures.folder()
+        let (folder, port, wav, events, player) = try await playing(seconds: 10)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let lesson = folder.appendingPathComponent("silence.wav")
-        try Fixtures.toneLesson(at: lesson, seconds: 10, volume: 0)
-        let port = try Fixtures.freeUDPPort()
-        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
-        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(port)", "--mic", "none", "--output", "wav:\(wav.path)",
-                                        "--events", events.path, "--no-stdin"], in: folder)
-        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
         let forged = { (ssrc: UInt32) in (0..<10).map { HostileSender.rtp(payloadType: 96, sequence: UInt16($0), timestamp: UInt32(truncatingIfNeeded: 0x7fff_ffff &* ($0 + 1)), ssrc: ssrc) } }
         try HostileSender.send(forged(0xbad), to: port)
         // The stranger latched; the teacher takes over once it has been silent 2 s.
