@@ -150,7 +150,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ClassroomNetworkTests",
-            dependencies: ["ClassroomNetwork", "ClassroomEngine", "GStreamer", "ClassroomMeasurement"]
+            dependencies: ["ClassroomNetwork", "ClassroomEngine", "GStreamer", "ClassroomMeasurement", "TLS"]
         ),
         // Runs the built classroom-player as a subprocess (it is built with the tests: swift build --build-tests);
         // takes from the network only what a test's servers share with it (LocalPort), and the room rig (RoomRig).

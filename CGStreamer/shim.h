@@ -44,6 +44,7 @@ static inline GType cgst_type_double(void) { return G_TYPE_DOUBLE; }
 static inline GType cgst_type_string(void) { return G_TYPE_STRING; }
 static inline GType cgst_type_enum(void) { return G_TYPE_ENUM; }
 static inline GType cgst_type_object(void) { return G_TYPE_OBJECT; }
+static inline GType cgst_type_boxed(void) { return G_TYPE_BOXED; }
 
 // GValueArray is deprecated in GLib, but `level` still posts its rms/peak/decay as one; these
 // read it without deprecation warnings spreading into Swift.
@@ -82,6 +83,14 @@ static inline void cgst_webrtc_create(GstElement *webrtc, const gchar *signal, G
 }
 static inline void cgst_webrtc_set_description(GstElement *webrtc, const gchar *signal, gpointer description, GstPromise *promise) {
     g_signal_emit_by_name(webrtc, signal, description, promise);
+}
+
+// GST_MINI_OBJECT_TYPE is a macro: what a boxed value really holds, whatever its property says.
+static inline GType cgst_mini_object_type(gconstpointer object) { return GST_MINI_OBJECT_TYPE(object); }
+
+// An action signal without arguments (srtpdec's "clear-keys"): g_signal_emit_by_name is variadic.
+static inline void cgst_emit(gpointer object, const gchar *signal) {
+    g_signal_emit_by_name(object, signal);
 }
 
 // GstWebRTCSessionDescription's public layout (gst/webrtc/rtcsessiondescription.h, stable since 1.14).

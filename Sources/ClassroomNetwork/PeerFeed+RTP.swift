@@ -66,10 +66,15 @@ extension PeerFeed {
         }) }
         if let decrypt, let key {
             // srtpdec asks (request-key) for the key of every SSRC its caps do not name (WORKAROUNDS §19):
-            // the same key for each, so a restarted sender (a new SSRC) is decrypted too; forged packets still fail.
+            // the same key for each, so a restarted sender (a new SSRC) is decrypted too; forged packets still
+            // fail, and an SSRC none of whose packets authenticate never reaches srtpdec (SRTPStreamGuard).
             let answer = try Caps("application/x-srtp" + PeerFeed.srtpFields(key))
             tokens.withLock { $0.append(decrypt.onCapsRequest("request-key") { _ in answer }) }
+            // Counted first: what the guard drops is an authentication failure like srtpdec's own.
             try countAuthenticationFailures(of: decrypt)
+            let authenticator = key.authenticator
+            let streams = try SRTPStreamGuard(decrypt) { authenticator }
+            srtpGuard.withLock { $0 = streams }
         }
         if let latch {
             let decrypting = decrypt != nil

@@ -4,6 +4,7 @@ import Foundation
 import GStreamer
 import Logging
 import Synchronization
+import TLS
 
 /// A kiosk's WebRTC PeerConnection into a Janus room (ICE, DTLS-SRTP), the kiosk the offerer: the
 /// uplink goes out through an `UplinkSender` whose destination is a webrtcbin, and the room's mix
@@ -30,6 +31,8 @@ final class RoomPeerConnection: Sendable {
     private let logger: Logger
     /// Holds the media until the DTLS peer's certificate matches the answer's fingerprint.
     private let peerCheck: DTLSFingerprintCheck
+    /// The transport's dtlsdec, whose `decoder-key` the received packets are checked against.
+    private let dtlsDecoder = Mutex<Element?>(nil)
 
     /// Builds the connection; `onState` hears webrtcbin's connection-state nicks ("connecting",
     /// "connected", "failed" …) and `onJitterBuffer` each move of an adaptive jitter buffer, on
@@ -89,7 +92,8 @@ final class RoomPeerConnection: Sendable {
 
     /// What crosses the network is held to account: libnice neither asks a UPnP gateway to open
     /// ports nor offers TCP candidates (a LAN's rogue gateway would see every join and put its own
-    /// address into the offer), and nothing is sent or played before the DTLS peer is verified.
+    /// address into the offer); nothing is sent or played before the DTLS peer is verified; and
+    /// an SSRC reaches srtpdec only once its packets authenticate (`SRTPStreamGuard`).
     private func guardTransports() throws(EngineError) {
         do {
             let agent = try webRTC.element.object("ice-agent")
@@ -106,8 +110,11 @@ final class RoomPeerConnection: Sendable {
             case "dtlsdec":
                 let watch = peerCheck.watch(element)
                 tokens.withLock { $0.append(watch) }
+                dtlsDecoder.withLock { $0 = element }
             case "srtpdec":
                 do {
+                    let streams = try SRTPStreamGuard(element) { [weak self] in self?.receiveKey() }
+                    tokens.withLock { $0.append(streams) }
                     if let held = try peerCheck.hold(element.staticPad("rtp_src")) { tokens.withLock { $0.append(held) } }
                 } catch {
                     logger.error("room: the received media cannot be guarded: \(error)")
@@ -117,6 +124,15 @@ final class RoomPeerConnection: Sendable {
             }
         }
         tokens.withLock { $0.append(added) }
+    }
+
+    /// The key the DTLS handshake gave for what is received, as a tag check; nil before the handshake.
+    private func receiveKey() -> SRTPAuthenticator? {
+        guard let decoder = dtlsDecoder.withLock({ $0 }), let bytes = try? decoder.bufferBytes("decoder-key"), bytes.count == 30 else { return nil }
+        // GstDtlsSrtpAuth: 1 is HMAC_SHA1_32, 2 HMAC_SHA1_80.
+        let auth = (try? decoder.int("srtp-auth")) == 1 ? "hmac-sha1-32" : "hmac-sha1-80"
+        logger.info("room: packets of an SSRC srtpdec has not met are checked against the DTLS-SRTP key (\(auth)) first")
+        return SRTPAuthenticator(masterKey: Array(bytes.prefix(16)), masterSalt: Array(bytes.suffix(14)), tagLength: auth == "hmac-sha1-32" ? 4 : 10)
     }
 
     /// Why the DTLS peer was refused (its certificate is not the answer's), or nil.

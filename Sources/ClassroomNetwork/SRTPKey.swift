@@ -1,5 +1,6 @@
 import ClassroomEngine
 import Foundation
+import TLS
 
 /// An SRTP master key and salt for AES_CM_128_HMAC_SHA1_80 (RFC 3711, RFC 4568): 16 bytes of key
 /// and 14 of salt, written as base64 — what ffmpeg's `-srtp_out_params` and an SDP's `a=crypto`
@@ -39,6 +40,11 @@ public struct SRTPKey: Sendable, Hashable, CustomStringConvertible {
 
     /// The key and salt as hex, for srtpdec's caps (`srtp-key=(buffer)…`).
     var hex: String { material.map { String(format: "%02x", $0) }.joined() }
+
+    /// What checks a packet's tag under this key (AES_CM_128_HMAC_SHA1_80: 16 bytes of key, then 14 of salt).
+    var authenticator: SRTPAuthenticator? {
+        SRTPAuthenticator(masterKey: Array(material.prefix(16)), masterSalt: Array(material.suffix(14)), tagLength: 10)
+    }
 
     public var description: String { "\(SRTPKey.suite) key from \(origin)" }
 }

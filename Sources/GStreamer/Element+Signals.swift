@@ -20,6 +20,11 @@ extension Element {
         SignalHandler.connect(self, signal: "deep-element-added", handler: ElementSignalBox(body), callback: unsafeBitCast(deepElementAddedTrampoline, to: GCallback.self))
     }
 
+    /// Emits an action signal that takes no argument, e.g. srtpdec's "clear-keys".
+    public func emit(_ signal: String) {
+        cgst_emit(rawPointer, signal)
+    }
+
     /// Answers a signal that asks for caps by a 32-bit number, e.g. srtpdec's "request-key" (an
     /// SSRC it has no key for); `body` runs on the streaming thread, nil answers "none".
     public func onCapsRequest(_ signal: String, _ body: @escaping @Sendable (UInt32) -> Caps?) -> SignalHandler {

@@ -87,8 +87,27 @@ extension Object {
         let spec = try readableSpec(property)
         let gvalue = OwnedValue(type: spec.pointee.value_type)
         g_object_get_property(g_object, property, &gvalue.value)
-        guard let caps = gst_value_get_caps(&gvalue.value) else { return nil }
+        // The value is checked, not the spec: dtlsdec's decoder-key is declared caps and holds a buffer.
+        guard let caps = gst_value_get_caps(&gvalue.value), cgst_mini_object_type(caps) == gst_caps_get_type() else { return nil }
         return Caps(retaining: UnsafeMutablePointer(mutating: caps))
+    }
+
+    /// The bytes of a property that holds a `GstBuffer`, whatever type its spec declares (dtlsdec's
+    /// `decoder-key` is declared `GstCaps`; wraps `g_object_get_property` + `gst_buffer_extract`);
+    /// nil when it holds no buffer.
+    public func bufferBytes(_ property: String) throws(GStreamerError) -> [UInt8]? {
+        let spec = try readableSpec(property)
+        guard g_type_is_a(spec.pointee.value_type, cgst_type_boxed()) != 0 else {
+            throw .invalidPropertyValue(object: name, property: property, reason: "it is a \(GValueBridge.typeName(spec.pointee.value_type)), not a boxed value")
+        }
+        let gvalue = OwnedValue(type: spec.pointee.value_type)
+        g_object_get_property(g_object, property, &gvalue.value)
+        guard let boxed = g_value_get_boxed(&gvalue.value), cgst_mini_object_type(boxed) == gst_buffer_get_type() else { return nil }
+        let buffer = UnsafeMutablePointer(mutating: boxed.assumingMemoryBound(to: GstBuffer.self))
+        let count = Int(gst_buffer_get_size(buffer))
+        return [UInt8](unsafeUninitializedCapacity: count) { storage, initialized in
+            initialized = Int(gst_buffer_extract(buffer, 0, storage.baseAddress, gsize(count)))
+        }
     }
 
     /// Reads an object property (nil when unset or not a GstObject).

@@ -19,7 +19,8 @@ struct JanusWebRTCTests {
         let capture = try await PacketCapture(rig.net, namespace: rig.net.server, interface: rig.net.serverInterface, seconds: 14, folder: rig.folder)
         let api = rig.api(room: 2222)
         let wavA = rig.folder.appendingPathComponent("kiosk-a.wav"), wavB = rig.folder.appendingPathComponent("kiosk-b.wav")
-        let (a, eventsA) = try rig.kiosk("a", room: api + "&display=kiosk-a", ["--mic", rig.teacher.path, "--script", timeline.path, "--output", "wav:\(wavA.path)"])
+        let (a, eventsA) = try rig.kiosk("a", room: api + "&display=kiosk-a", ["--mic", rig.teacher.path, "--script", timeline.path, "--output", "wav:\(wavA.path)",
+                                                                               "--log-level", "info"])
         let (b, eventsB) = try rig.kiosk("b", room: api + "&display=kiosk-b", ["--mic", rig.student.path, "--script", bTimeline.path, "--output", "wav:\(wavB.path)"])
         let (plain, _) = try rig.kiosk("plain", room: "janus://\(rig.net.serverAddress):8088/2222", ["--mic", "none", "--output", "null"])
         try await Task.sleep(for: .seconds(4))
@@ -44,6 +45,8 @@ struct JanusWebRTCTests {
         #expect(bHearsA > -50, "B hears A: \(bHearsA) dBFS")
         #expect(aHearsB > -50, "A hears B: \(aHearsB) dBFS")
         #expect(aHearsItself < bHearsA - 20, "the room's mix leaves A's own voice out: \(aHearsItself) dBFS")
+        // What A hears passed the SSRC check under the DTLS-SRTP key first.
+        #expect(a.stderr.contains("checked against the DTLS-SRTP key"), "\(a.stderr.suffix(2000))")
         let warning = Fixtures.events(eventsA, named: "room-warning").compactMap { $0["message"] as? String }
         #expect(warning.contains { $0.contains("encrypted (DTLS-SRTP)") && $0.contains("in the clear") }, "\(warning)")
         #expect(Fixtures.events(eventsA, named: "room-lost").isEmpty && Fixtures.events(eventsB, named: "room-silent").isEmpty)

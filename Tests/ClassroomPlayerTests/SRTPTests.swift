@@ -55,6 +55,48 @@ struct SRTPTests {
         #expect(!everything.contains(key) && !everything.contains(wrongKey))   // no key in anything the player says
     }
 
+    @Test("60,000 junk packets, each with a new SSRC, neither grow the player nor drown the teacher: they are refused before srtpdec makes a stream, and counted")
+    func ssrcFlood() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("silence.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 14, volume: 0)
+        let (keyURL, key) = try keyFile("teacher.key", in: folder)
+        let port = try Fixtures.freeUDPPort()
+        // Made before the player starts, so the flood takes no longer than its sending.
+        let noise = HostileSender.rtp(sequence: 0, timestamp: 0, ssrc: 0).suffix(80)
+        let bursts = (0..<60).map { burst in
+            (0..<1_000).map { index in
+                HostileSender.rtp(sequence: UInt16(truncatingIfNeeded: burst * 1_000 + index), timestamp: UInt32.random(in: 0...UInt32.max), ssrc: UInt32.random(in: 0...UInt32.max), payload: 0) + noise
+            }
+        }
+        let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
+        let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=srtp://127.0.0.1:\(port)?key-file=\(keyURL.path)", "--mic", "none",
+                                        "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(15)) { !Fixtures.events(events, named: "started").isEmpty }, "stderr: \(player.stderr)")
+        let teacher = try ffmpegSRTP(frequency: 1000, seconds: 6, key: key, port: port)
+        #expect(await waitUntil(timeout: .seconds(10)) { !Fixtures.events(events, named: "live-latched").isEmpty }, "stderr: \(player.stderr)")
+        let before = HostileSender.peakMemory(of: player.process.processIdentifier)
+        // In bursts, so the socket's receive buffer takes most of them while the teacher plays on.
+        var sent = 0
+        for packets in bursts {
+            sent += try HostileSender.send(packets, to: port)
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        let after = HostileSender.peakMemory(of: player.process.processIdentifier)
+        #expect(before > 0 && after > 0, "the player ended before the flood did")
+        teacher.waitUntilExit()
+        #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
+        let latchedAt = Fixtures.events(events, named: "live-latched").first?["t"] as? Double ?? 0
+        let heard = try Fixtures.bandLevel(wav, from: latchedAt + 0.5, to: latchedAt + 4.5, band: 940...1060)
+        let peer = (Fixtures.events(events, named: "stopped").first?["peers"] as? [[String: Any]])?.first
+        let rejected = (peer?["rejected_packets"] as? Int) ?? 0
+        print("FIGURE an SSRC flood of \(sent) junk SRTP packets: peak RSS \(before / 1024) -> \(after / 1024) MB, \(rejected) packets rejected, teacher 1 kHz \(heard) dB")
+        #expect(after - before < 20 * 1024, "peak RSS grew \(before) -> \(after) kB")
+        #expect(rejected > 10_000, "\(peer ?? [:])")
+        #expect(heard > -40)
+    }
+
     @Test("the SDP ffmpeg writes for its SRTP (a=crypto) is played as a feed; the same SDP readable by others is refused")
     func sessionDescriptionWithKey() async throws {
         let folder = try Fixtures.folder()
