@@ -9,6 +9,7 @@ with our transaction on the first long poll) unless MODE changes it:
   redirect        every POST answers 302 to /elsewhere/..., where a well-behaved Janus answers
   foreign-joined  the `joined` event carries another transaction; later polls answer []
   forbidden       every POST answers Janus's 403 (wrong or missing secret/token)
+  late-forbidden  the same, each after 2 s
   silent-join     `join` is acked, no `joined` ever comes: polls are held 60 s
   error-500       the first 3 POSTs answer HTTP 500, then it behaves
   hang-after-join once it said `joined`, every request is held 60 s (leave and destroy too)
@@ -69,7 +70,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        if MODE == "forbidden":
+        if MODE == "late-forbidden":
+            time.sleep(2)
+        if MODE in ("forbidden", "late-forbidden"):
             self.reply({"janus": "error", "transaction": transaction,
                         "error": {"code": 403, "reason": "Unauthorized request (wrong or missing secret/token)"}})
             return

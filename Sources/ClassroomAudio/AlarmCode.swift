@@ -12,6 +12,9 @@ public enum AlarmCode: String, Sendable, Hashable, CaseIterable, CustomStringCon
     case recordingDeviceBusy
     /// The courseware level at the output fell without a duck.
     case mediaSuppressed
+    /// The conferencing room refused this kiosk as configured (a token, a pin, a room, a certificate):
+    /// the class goes on without it until someone changes the setting.
+    case roomRefused
 
     /// The reference SDK's warning number, where it has one.
     public var number: Int? {
@@ -21,7 +24,7 @@ public enum AlarmCode: String, Sendable, Hashable, CaseIterable, CustomStringCon
         case .recordingLevelTooLow: 1031
         case .playoutLevelTooLow: 1032
         case .recordingDeviceBusy: 1033
-        case .mediaSuppressed: nil
+        case .mediaSuppressed, .roomRefused: nil
         }
     }
 

@@ -36,11 +36,15 @@ struct JanusProtocol: Sendable {
             }
         }
 
-        /// Whether it may fix itself (the server comes back or recovers): retried, not reported for good.
+        /// Whether it may fix itself: the server comes back or recovers, or whatever answers in its
+        /// place (a redirect, an HTML page, a proxy speaking old TLS, a body too large) goes away.
+        /// Retried while the class plays. What is refused as configured (Janus or the AudioBridge
+        /// says no: a token, a pin, a room; a certificate that fails; this kiosk cannot join as
+        /// asked) is not: retrying would ask the same and be told the same.
         var isTransient: Bool {
             switch self {
-            case .unreachable, .serverError: return true
-            case .notJanus, .janus, .audioBridge, .local, .untrusted: return false
+            case .unreachable, .serverError, .notJanus: return true
+            case .janus, .audioBridge, .local, .untrusted: return false
             }
         }
     }

@@ -3,7 +3,7 @@ enum ExitStatus: Int32, CaseIterable {
     /// Played to the end (or stopped by a `stop` step or command); probe: the lesson can play.
     case success = 0
     /// Something named cannot be opened: a missing file, an unknown device, an unwritable
-    /// output, a control socket in use.
+    /// output, a control socket in use; or a room refused as configured with nothing else playing.
     case cannotStart = 1
     /// Playback failed: the lesson cannot be decoded, the engine failed, or an output file could
     /// not be written (a full disk); probe: it cannot play.
@@ -26,7 +26,7 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: return "played to the end, or stopped by a stop step/command"
-        case .cannotStart: return "something named cannot be opened (missing file, unknown device, unwritable WAV, control socket in use)"
+        case .cannotStart: return "something named cannot be opened (missing file, unknown device, unwritable WAV, control socket in use), or a room refused as configured when nothing else plays"
         case .playbackFailed: return "the lesson cannot be decoded or played, the engine failed, or an output file could not be written (disk full)"
         case .silentOutput: return "played, but the output was silent (peak below -60 dBFS)"
         case .usage: return "bad command line or timeline (the message names the option or step)"

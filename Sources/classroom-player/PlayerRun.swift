@@ -23,6 +23,8 @@ final class PlayerRun: Sendable {
         var lessonFailure: String?
         /// Why an output file (the uplink WAV) could not be written, when one could not (exit 2).
         var outputFailure: String?
+        /// Why the room refused this kiosk as configured; the class goes on without it.
+        var roomRefusal: String?
         var coursewareLease: LeaseToken?
         var ending: RunEnding?
         var tokens: [any AnyObject & Sendable] = []
@@ -158,7 +160,10 @@ final class PlayerRun: Sendable {
         // The courseware is primary playback; the live feed makes RTC live (the session's RTC policy applies).
         let courseware = try? session.lease(.playback, owner: "courseware")
         state.withLock { $0.coursewareLease = courseware }
-        try room?.join { [weak self] error in self?.finish(.cannotUse(error.description)) }
+        try room?.join { [weak self] error in
+            guard let self else { return }
+            commands.async { self.roomRefused(error) }
+        }
         for peer in settings.peers {
             do {
                 try peers.add(id: peer.id, source: peer.source, by: "command line")
@@ -239,7 +244,7 @@ final class PlayerRun: Sendable {
             switch state.lessonState {
             case .ended: return liveDone && stepsPending == 0
             // A broken lesson left the class to its live parts: it ends with them (--until-live-ends, no room) or on stop.
-            case .failed: return settings.untilLiveEnds && peers.allDone && room == nil && stepsPending == 0
+            case .failed: return settings.untilLiveEnds && peers.allDone && !roomGoesOn(state) && stepsPending == 0
             default: return false
             }
         }
@@ -247,7 +252,7 @@ final class PlayerRun: Sendable {
     }
 
     /// Whether something live goes on without the lesson: a peer, the room, the microphone.
-    var classIsLive: Bool { !peers.ids.isEmpty || room != nil || controller.isMicrophoneConnected }
+    var classIsLive: Bool { !peers.ids.isEmpty || state.withLock { roomGoesOn($0) } || controller.isMicrophoneConnected }
 
     /// The lesson cannot play or broke mid-way: said, and the end of the class only when nothing
     /// live goes on. Runs on the command queue.

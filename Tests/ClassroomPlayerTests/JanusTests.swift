@@ -4,11 +4,11 @@ import Testing
 @Suite("classroom-player: a class of kiosks in a Janus AudioBridge room", .serialized,
        .enabled(if: JanusServer.available, "no Janus to run here: scripts/janus-server.sh --check says why"))
 struct JanusTests {
-    @Test("a room that cannot be joined as configured ends the start with exit 1 and says what to change", arguments: [
+    @Test("a room that cannot be joined as configured is refused with an alarm and says what to change, while the lesson plays to its end; a server that is not Janus is retried", arguments: [
         ("/9999", "has no AudioBridge room 9999"),
         ("/3333?pin=wrong", "refused the pin given as pin= as wrong"),
         ("/2222", "set allow_rtp_participants = true"),
-        ("NOT-JANUS/1234", "is not a Janus HTTP API"),
+        ("NOT-JANUS/1234", "it is not a Janus server"),
     ])
     func refusedRooms(path: String, message: String) async throws {
         let folder = try Fixtures.folder()
@@ -28,9 +28,13 @@ struct JanusTests {
             uri = "janus://127.0.0.1:\(port)/1234"
         }
         defer { Fixtures.stop(other) }
-        let result = try await PlayerProcess.run(["play", lesson.path, "--room", uri, "--mic", "none", "--output", "null", "--no-stdin"], in: folder)
-        #expect(result.status == 1, "stderr: \(result.stderr)")
+        let events = folder.appendingPathComponent("events.jsonl")
+        let result = try await PlayerProcess.run(["play", lesson.path, "--room", uri, "--mic", "none", "--output", "null", "--events", events.path, "--no-stdin"], in: folder)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        let refusedForGood = !path.hasPrefix("NOT-JANUS")
+        #expect(Fixtures.events(events, named: "alarm").filter { $0["code"] as? String == "roomRefused" }.count == (refusedForGood ? 1 : 0))
+        #expect(Fixtures.events(events, named: refusedForGood ? "room-refused" : "room-lost").count >= 1, "stderr: \(result.stderr)")
     }
 
     @Test("SIGTERM leaves the room: the kiosk is gone from Janus's participant list when the process has exited")

@@ -22,19 +22,44 @@ struct JanusTrustTests {
         return (folder, janus, player, events)
     }
 
-    @Test("a server that redirects, or wants a secret or token, ends the start with exit 1 and says so", arguments: [
-        ("redirect", "redirects to /elsewhere/janus, which the kiosk does not follow"),
-        ("forbidden", "the server wants an API secret or token"),
+    @Test("a server that redirects is retried while the lesson plays to its end; one that wants a secret or token is refused with an alarm, and the lesson plays on", arguments: [
+        ("redirect", "redirects to /elsewhere/janus, which the kiosk does not follow", false),
+        ("forbidden", "the server wants an API secret or token", true),
     ])
-    func refused(mode: String, message: String) async throws {
+    func refused(mode: String, message: String, refusedForGood: Bool) async throws {
         let (folder, lesson) = try lesson(seconds: 4)
         defer { try? FileManager.default.removeItem(at: folder) }
         let janus = try await MisbehavingJanus(mode, in: folder)
         defer { janus.stop() }
-        let result = try await PlayerProcess.run(["play", lesson.path, "--room", janus.room, "--mic", "none", "--output", "null", "--no-stdin"], in: folder)
-        #expect(result.status == 1, "stderr: \(result.stderr)")
+        let events = folder.appendingPathComponent("events.jsonl")
+        let result = try await PlayerProcess.run(["play", lesson.path, "--room", janus.room, "--mic", "none", "--output", "null", "--events", events.path, "--no-stdin"], in: folder)
+        let alarms = Fixtures.events(events, named: "alarm").filter { $0["code"] as? String == "roomRefused" }
+        let creates = janus.seen.components(separatedBy: "\n").filter { $0.hasSuffix(" create") }.count
+        print("FIGURE \(mode) at the first join: exit \(result.status), \(creates) joins tried, \(alarms.count) roomRefused alarms")
+        #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
+        #expect(Fixtures.events(events, named: "stopped").first?["reason"] as? String == "completed")
+        #expect(alarms.count == (refusedForGood ? 1 : 0), "\(Fixtures.events(events, named: "alarm"))")
+        #expect(Fixtures.events(events, named: "room-refused").count == (refusedForGood ? 1 : 0))
+        #expect(refusedForGood ? creates == 1 : creates >= 2, "\(janus.seen)")
         #expect(!janus.seen.contains("POST /elsewhere"), "the redirect was followed: \(janus.seen)")
+    }
+
+    @Test("a room refused for good when nothing else plays (the lesson could not) ends the run with exit 1 and says why")
+    func refusedWithNothingElse() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lesson = folder.appendingPathComponent("not-a-lesson.wav")
+        try Data("this is not audio\n".utf8).write(to: lesson)
+        // The refusal comes 2 s late, after the lesson failed while the room still stood for the class.
+        let janus = try await MisbehavingJanus("late-forbidden", in: folder)
+        defer { janus.stop() }
+        let events = folder.appendingPathComponent("events.jsonl")
+        let result = try await PlayerProcess.run(["play", lesson.path, "--room", janus.room, "--mic", "none", "--output", "null", "--events", events.path, "--no-stdin"], in: folder)
+        #expect(Fixtures.events(events, named: "lesson-failed").first?["class_goes_on"] as? Bool == true, "stderr: \(result.stderr)")
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("the server wants an API secret or token"), "stderr: \(result.stderr)")
+        #expect(Fixtures.events(events, named: "stopped").first?["reason"] as? String == "cannot-use")
     }
 
     @Test("a long poll of 150 MB is cut off at 1 MiB: the room is lost and says why, the player's memory stays bounded, the class plays to its end")
