@@ -61,8 +61,9 @@ struct JanusWebRTCTests {
         #expect(wire.stun > 0 && wire.dtls > 0, "\(wire)")
         #expect(wire.rtp > 500 && wire.opusFirstBytes.count > 128, "\(wire)")
 
-        #expect(plainStatus == 1, "a plain-RTP join of a room without plain RTP: \(plain.stderr)")
-        #expect(plain.stderr.contains("does not take plain-RTP participants; join it over WebRTC"), "\(plain.stderr)")
+        // Refused as configured, with an alarm: its silent lesson plays to the end (exit 3, a silent output).
+        #expect(plainStatus == 3, "a plain-RTP join of a room without plain RTP: \(plain.stderr)")
+        #expect(plain.stderr.contains("does not take plain-RTP participants; join it over WebRTC") && plain.stderr.contains("roomRefused"), "\(plain.stderr)")
     }
 
     @Test("Janus killed mid-class and restarted: the WebRTC kiosk says room-lost, rejoins with a new PeerConnection and hears the other again",
