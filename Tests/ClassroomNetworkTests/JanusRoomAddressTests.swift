@@ -100,4 +100,23 @@ struct JanusRoomAddressTests {
         dump(address, to: &dumped)
         #expect(!"\(address) \(String(reflecting: address)) \(dumped)".contains("pin-q4"), "\(dumped)")
     }
+
+    @Test("ca= naming a FIFO is refused before OpenSSL could block reading it")
+    func caFIFO() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString).pem").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        defer { unlink(fifo) }
+        var refusal = ""
+        do { _ = try JanusRoomAddress(uri: "https://127.0.0.1:8089/janus?room=1&ca=\(fifo)") } catch { refusal = error.description }
+        #expect(refusal.contains("is refused: it is not a regular file"), "\(refusal)")
+    }
+
+    @Test("a room's answer that switches the audio to PCMU is named: the codecs of its first audio section are read")
+    func answerCodecs() {
+        let opus = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 opus/48000/2\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 VP8/90000\r\n"
+        let pcmu = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 0\r\n"
+        #expect(RoomPeerConnection.audioCodecs(in: opus) == ["OPUS"])
+        #expect(RoomPeerConnection.audioCodecs(in: pcmu) == ["PCMU"])
+        #expect(RoomPeerConnection.audioCodecs(in: "v=0\r\nm=video 9 RTP/AVP 96\r\n") == nil)
+    }
 }
