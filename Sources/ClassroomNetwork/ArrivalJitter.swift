@@ -53,19 +53,21 @@ struct ArrivalJitter {
     /// `timestamp` at `clockRate`; a duplicate or a packet from long ago is passed over.
     mutating func record(arrival: UInt64, ssrc: UInt32 = 0, sequence: UInt16, timestamp: UInt32, clockRate: Int) {
         guard clockRate > 0 else { return }
-        if stream != ssrc { restart(ssrc) }
-        switch recent.insert(sequence) {
-        case .new:
-            farBehind = 0
-        case .duplicate:
-            return
-        case .farBehind:
-            // A few in a row are a sender that went back (a restart under the same SSRC); one
-            // alone, between the stream's own packets, is stale or forged.
-            farBehind += 1
-            guard farBehind >= Self.resynchronisation else { return }
-            restart(ssrc)
-            _ = recent.insert(sequence)
+        if stream != ssrc {
+            restart(ssrc, at: sequence)
+        } else {
+            switch recent.insert(sequence) {
+            case .new:
+                farBehind = 0
+            case .duplicate:
+                return
+            case .farBehind:
+                // A few in a row are a sender that went back (a restart under the same SSRC); one
+                // alone, between the stream's own packets, is stale or forged.
+                farBehind += 1
+                guard farBehind >= Self.resynchronisation else { return }
+                restart(ssrc, at: sequence)
+            }
         }
         var mediaTime: Int64 = 0
         if let lastTimestamp {
@@ -74,8 +76,7 @@ struct ArrivalJitter {
             let (sum, overflow) = lastMediaTime.addingReportingOverflow(step)
             mediaTime = overflow ? 0 : sum
             if overflow || jumped(arrival: arrival, mediaTime: mediaTime, clockRate: clockRate) {
-                restart(ssrc)
-                _ = recent.insert(sequence)
+                restart(ssrc, at: sequence)
                 mediaTime = 0
             } else if step > 0 {
                 steps.append(Self.nanoseconds(ticks: step, clockRate: clockRate))
@@ -91,14 +92,15 @@ struct ArrivalJitter {
     /// How far the `percentile` (0–1) of the window's transits lies above the fastest one.
     func spread(percentile: Double) -> ClockTime {
         let transits = packets[first...].map(\.transit).sorted()
-        guard let fastest = transits.first, let last = transits.last else { return .zero }
+        guard let fastest = transits.first else { return .zero }
         let index = min(transits.count - 1, Int((Double(transits.count - 1) * percentile).rounded(.up)))
+        // Sorted, so never below the fastest; a spread past Int64 saturates.
         let (above, overflow) = transits[index].subtractingReportingOverflow(fastest)
-        return overflow || above < 0 ? ClockTime(nanoseconds: UInt64(clamping: last &- fastest)) : ClockTime(nanoseconds: UInt64(above))
+        return ClockTime(nanoseconds: overflow ? UInt64(Int64.max) : UInt64(above))
     }
 
-    /// Forgets the stream measured so far and measures `ssrc` from its next packet.
-    private mutating func restart(_ ssrc: UInt32) {
+    /// Forgets the stream measured so far and measures `ssrc` from its packet `sequence` on.
+    private mutating func restart(_ ssrc: UInt32, at sequence: UInt16) {
         if stream != nil { restarts += 1 }
         stream = ssrc
         packets.removeAll(keepingCapacity: true)
@@ -107,6 +109,7 @@ struct ArrivalJitter {
         lastTimestamp = nil
         lastMediaTime = 0
         recent = RecentSequences()
+        _ = recent.insert(sequence)
         farBehind = 0
     }
 

@@ -12,14 +12,14 @@ import TLS
 /// matches, nothing received is played and nothing is sent, and a mismatch fails the connection.
 final class DTLSFingerprintCheck: Sendable {
     /// Where the check stands.
-    enum Verdict: Int {
-        case pending = 0, matched, mismatched
+    enum Verdict: Equatable {
+        case pending, matched
+        /// Refused, and why.
+        case mismatched(String)
     }
 
     private let expected = Mutex<(algorithm: String, value: String)?>(nil)
-    private let verdict = Atomic<Int>(Verdict.pending.rawValue)
-    /// Why the peer was refused, once it was.
-    private let refusal = Mutex<String?>(nil)
+    private let verdict = Mutex<Verdict>(.pending)
     private let onMismatch: @Sendable (String) -> Void
 
     /// `onMismatch` gets why, once, off the streaming thread.
@@ -33,11 +33,11 @@ final class DTLSFingerprintCheck: Sendable {
         expected.withLock { $0 = named }
     }
 
-    /// The check's state now.
-    var state: Verdict { Verdict(rawValue: verdict.load(ordering: .acquiring)) ?? .pending }
-
     /// Why the peer was refused; nil while it is not.
-    var refused: String? { refusal.withLock { $0 } }
+    var refused: String? {
+        if case .mismatched(let why) = verdict.withLock({ $0 }) { return why }
+        return nil
+    }
 
     /// Checks each certificate `dtlsdec` receives (its `peer-pem` notify, on the handshake's thread).
     func watch(_ dtlsdec: Element) -> SignalHandler {
@@ -49,7 +49,7 @@ final class DTLSFingerprintCheck: Sendable {
 
     /// Drops the buffers through `pad` until the peer is verified; keep the probe.
     func hold(_ pad: Pad) -> PadProbe? {
-        pad.addProbe(.buffer) { [weak self] _ in self?.state == .matched ? .ok : .drop }
+        pad.addProbe(.buffer) { [weak self] _ in self?.verdict.withLock { $0 } == .matched ? .ok : .drop }
     }
 
     private func judge(pem: String?) {
@@ -64,14 +64,13 @@ final class DTLSFingerprintCheck: Sendable {
         } else {
             why = "the DTLS handshake began before the room's answer named a fingerprint; the connection is dropped"
         }
-        guard let why else {
-            // Once mismatched, always: a later certificate does not clear it.
-            _ = verdict.compareExchange(expected: Verdict.pending.rawValue, desired: Verdict.matched.rawValue, ordering: .acquiringAndReleasing)
-            return
+        // Once mismatched, always: a later certificate neither clears it nor says it again.
+        let firstRefusal = verdict.withLock { verdict -> Bool in
+            if case .mismatched = verdict { return false }
+            verdict = why.map { .mismatched($0) } ?? .matched
+            return why != nil
         }
-        // Said once, however many certificates come.
-        refusal.withLock { $0 = $0 ?? why }
-        guard verdict.exchange(Verdict.mismatched.rawValue, ordering: .acquiringAndReleasing) != Verdict.mismatched.rawValue else { return }
+        guard firstRefusal, let why else { return }
         // Off the handshake's thread: the connection is stopped from there.
         let onMismatch = self.onMismatch
         Thread.detachNewThread { onMismatch(why) }

@@ -117,7 +117,7 @@ enum JanusHTTP {
     }
 
     /// The body of a chunked reply; nil when it is not one.
-    static func dechunk(_ data: Data) -> Data? {
+    private static func dechunk(_ data: Data) -> Data? {
         var body = Data()
         var index = data.startIndex
         let lineEnd = Data("\r\n".utf8)

@@ -74,7 +74,7 @@ extension PeerFeed {
             try countAuthenticationFailures(of: decrypt)
             let authenticator = key.authenticator
             let streams = try SRTPStreamGuard(decrypt) { authenticator }
-            srtpGuard.withLock { $0 = streams }
+            tokens.withLock { $0.append(streams) }
         }
         if let latch {
             let decrypting = decrypt != nil

@@ -56,8 +56,6 @@ public final class PeerFeed: Sendable {
     /// RTP Opus with FEC decoding: the decoder, which holds a packet from the first loss on; kept
     /// (with its probes) for the feed's life, so its figure outlives `stop`, as the jitter buffer's does.
     let fecDecoder = Mutex<OpusFECDecoder?>(nil)
-    /// SRTP: what lets an SSRC reach srtpdec only once its packets authenticate.
-    let srtpGuard = Mutex<SRTPStreamGuard?>(nil)
     /// RTP Opus: whether the sender's in-band FEC is decoded (one packet of latency from the first loss on, WORKAROUNDS §22).
     let decodesFEC: Bool
     let logger: Logger

@@ -129,10 +129,10 @@ final class RoomPeerConnection: Sendable {
     /// The key the DTLS handshake gave for what is received, as a tag check; nil before the handshake.
     private func receiveKey() -> SRTPAuthenticator? {
         guard let decoder = dtlsDecoder.withLock({ $0 }), let bytes = try? decoder.bufferBytes("decoder-key"), bytes.count == 30 else { return nil }
-        // GstDtlsSrtpAuth: 1 is HMAC_SHA1_32, 2 HMAC_SHA1_80.
-        let auth = (try? decoder.int("srtp-auth")) == 1 ? "hmac-sha1-32" : "hmac-sha1-80"
-        logger.info("room: packets of an SSRC srtpdec has not met are checked against the DTLS-SRTP key (\(auth)) first")
-        return SRTPAuthenticator(masterKey: Array(bytes.prefix(16)), masterSalt: Array(bytes.suffix(14)), tagLength: auth == "hmac-sha1-32" ? 4 : 10)
+        // GstDtlsSrtpAuth: 1 is HMAC_SHA1_32 (a 4-byte tag), 2 HMAC_SHA1_80 (10 bytes).
+        let tagLength = (try? decoder.int("srtp-auth")) == 1 ? 4 : 10
+        logger.info("room: packets of an SSRC srtpdec has not met are checked against the DTLS-SRTP key (\(tagLength * 8)-bit tags) first")
+        return SRTPAuthenticator(masterKey: Array(bytes.prefix(16)), masterSalt: Array(bytes.suffix(14)), tagLength: tagLength)
     }
 
     /// Why the DTLS peer was refused (its certificate is not the answer's), or nil.
@@ -208,7 +208,7 @@ final class RoomPeerConnection: Sendable {
                 if parts.count == 2, let encoding = parts[1].split(separator: "/").first { maps[String(parts[0])] = encoding.uppercased() }
             }
         }
-        return types.map { $0.map { maps[$0] ?? RTPHeader.codecName(ofStatic: Int($0) ?? -1).trimmingCharacters(in: CharacterSet(charactersIn: " ()")) } }
+        return types.map { $0.map { maps[$0] ?? Int($0).flatMap { SessionDescription.staticFormats[$0]?.encoding } ?? "payload type \($0)" } }
     }
 
     /// Sends one uplink frame (silence fills the time between frames).

@@ -7,7 +7,7 @@ import TLS
 /// never frees it, not even on `remove-key` (WORKAROUNDS §40); our srtp:// feeds and webrtcbin's
 /// DTLS-SRTP both give the key for any SSRC, so junk with ever new SSRCs grew a kiosk by hundreds
 /// of MB. Here a packet of an SSRC srtpdec has not met is checked first (`SRTPAuthenticator`: its
-/// tag under the session's key) and dropped, counted, when it fails. The SSRCs let through are
+/// tag under the session's key) and dropped when it fails (an srtp:// feed counts it with srtpdec's own failures). The SSRCs let through are
 /// capped too: past `admittedLimit` (a sender restarted that often in one class) srtpdec's streams
 /// are all cleared (`clear-keys`, which does free them) and re-made as their packets come.
 final class SRTPStreamGuard: Sendable {
@@ -18,8 +18,6 @@ final class SRTPStreamGuard: Sendable {
     private let authenticator = Mutex<SRTPAuthenticator?>(nil)
     private let key: @Sendable () -> SRTPAuthenticator?
     private let admitted = Mutex<Set<UInt32>>([])
-    private let refusals = Atomic<Int>(0)
-    private let clears = Atomic<Int>(0)
     private let probe = Mutex<PadProbe?>(nil)
     /// Held here: a wrapper made for a signal (webrtcbin's deep-element-added) lives no longer than the call.
     private let decrypt: Element
@@ -36,11 +34,6 @@ final class SRTPStreamGuard: Sendable {
         probe.withLock { $0 = added }
     }
 
-    /// Packets dropped because their SSRC was new and they did not authenticate.
-    var refused: Int { refusals.load(ordering: .relaxed) }
-    /// How many times srtpdec's streams were cleared because too many SSRCs authenticated.
-    var cleared: Int { clears.load(ordering: .relaxed) }
-
     private func admit(_ packet: [UInt8]) -> Bool {
         guard packet.count >= 12, packet[0] >> 6 == 2 else { return true }
         // RTCP multiplexed on the port (RFC 5761: payload types 64-95) is keyed by its sender's SSRC.
@@ -55,10 +48,7 @@ final class SRTPStreamGuard: Sendable {
             // No key yet: srtpdec has none either and drops the packet without making a stream.
             return true
         }
-        guard isRTCP ? check.authenticates(rtcp: packet) : check.authenticates(rtp: packet) else {
-            refusals.add(1, ordering: .relaxed)
-            return false
-        }
+        guard isRTCP ? check.authenticates(rtcp: packet) : check.authenticates(rtp: packet) else { return false }
         let full = admitted.withLock { set -> Bool in
             if set.count >= Self.admittedLimit {
                 set = [ssrc]
@@ -67,10 +57,7 @@ final class SRTPStreamGuard: Sendable {
             set.insert(ssrc)
             return false
         }
-        if full {
-            decrypt.emit("clear-keys")
-            clears.add(1, ordering: .relaxed)
-        }
+        if full { decrypt.emit("clear-keys") }
         return true
     }
 }

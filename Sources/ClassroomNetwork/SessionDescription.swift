@@ -33,7 +33,7 @@ public struct SessionDescription: Sendable, Hashable, CustomStringConvertible {
     let holdsKey: Bool
 
     /// The static payload types of RFC 3551 that carry audio this engine decodes.
-    private static let staticFormats: [Int: Format] = [
+    static let staticFormats: [Int: Format] = [
         0: Format(payloadType: 0, encoding: "PCMU", clockRate: 8_000, channels: 1),
         8: Format(payloadType: 8, encoding: "PCMA", clockRate: 8_000, channels: 1),
         10: Format(payloadType: 10, encoding: "L16", clockRate: 44_100, channels: 2),

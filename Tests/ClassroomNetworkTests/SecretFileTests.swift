@@ -8,8 +8,7 @@ import Testing
 struct SecretFileTests {
     @Test("an 8 GB sparse key file, mode 600, is refused by its size at once, and a FIFO is never opened")
     func oversized() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TestFolder.make("secrets")
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = folder.appendingPathComponent("huge.key").path
         #expect(FileManager.default.createFile(atPath: key, contents: Data("x".utf8), attributes: [.posixPermissions: 0o600]))

@@ -30,8 +30,7 @@ struct SessionDescriptionTests {
 
     @Test("an SDP whose a=crypto is in its second media section is refused while others can read it")
     func keyInSecondSection() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TestFolder.make("sdp")
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("two.sdp")
         try ("v=0\r\nc=IN IP4 127.0.0.1\r\nm=audio 5004 RTP/AVP 0\r\n"
@@ -45,8 +44,7 @@ struct SessionDescriptionTests {
 
     @Test("a FIFO or an oversized file as the SDP is refused without reading it")
     func notAFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TestFolder.make("sdp")
         defer { try? FileManager.default.removeItem(at: folder) }
         let fifo = folder.appendingPathComponent("fifo.sdp").path
         #expect(mkfifo(fifo, 0o600) == 0)
