@@ -91,6 +91,13 @@ extension PeerFeed {
                     logger.info("peer: \(message)")
                     counters.announce(.latched(message))
                     return .ok
+                case .tookOver(let message):
+                    // The jitter buffer would judge the new sequence numbers against the old sender's
+                    // (WORKAROUNDS §42): it and the decoder start over, on the same running time.
+                    if !info.pad.restartDownstream() { logger.warning("peer: the receiver of \(description) could not be reset for its new sender") }
+                    logger.info("peer: \(message)")
+                    counters.announce(.latched(message))
+                    return .ok
                 case .drop(let message):
                     if let message {
                         logger.warning("peer: \(message)")

@@ -22,8 +22,11 @@ public final class RTPLatch: Sendable {
     public enum Verdict: Sendable, Equatable {
         /// The latched stream: play it.
         case play
-        /// The first packet, or a new sender taking over a silent one: play it; say the message.
+        /// The first packet: play it; say the message.
         case latched(String)
+        /// A new sender taking over a silent one: play it from a fresh start downstream (its
+        /// sequence numbers and timestamps have nothing to do with the last one's); say the message.
+        case tookOver(String)
         /// Drop it; `message` is set the first time this kind of packet is dropped, to be said once.
         case drop(message: String?)
     }
@@ -87,7 +90,7 @@ public final class RTPLatch: Sendable {
                 state.stream = candidate
                 state.lastPlayed = now
                 state.said = []
-                return .latched("the sender on \(feed) changed: SSRC \(header.ssrcText)\(from(sender)) plays now (payload type \(header.payloadType)), after "
+                return .tookOver("the sender on \(feed) changed: SSRC \(header.ssrcText)\(from(sender)) plays now (payload type \(header.payloadType)), after "
                                 + "\(String(format: "%.1f", silence)) s without packets from SSRC \(RTPHeader.text(ssrc: playing.ssrc))\(from(playing.sender)) (a restarted sender)")
             }
             let takeover = "it is played only if the one playing falls silent for \(takeoverNanoseconds / 1_000_000_000) s"

@@ -15,7 +15,7 @@ struct RTPLatchTests {
     private func message(_ verdict: RTPLatch.Verdict) -> String? {
         switch verdict {
         case .drop(let message): return message
-        case .latched(let message): return message
+        case .latched(let message), .tookOver(let message): return message
         case .play: return nil
         }
     }
@@ -61,6 +61,7 @@ struct RTPLatchTests {
         #expect(isDrop(latch.judge(packet(pt: 96, ssrc: 0xdef), from: "127.0.0.1:40002", now: 12 * second - 1)))
         let takeover = latch.judge(packet(pt: 96, ssrc: 0xdef), from: "127.0.0.1:40002", now: 12 * second)
         #expect(message(takeover)?.contains("SSRC 0xdef from 127.0.0.1:40002 plays now (payload type 96), after 2.0 s without packets from SSRC 0xabc") == true, "\(takeover)")
+        guard case .tookOver = takeover else { Issue.record("a takeover is not told apart from a first latch: \(takeover)"); return }
         #expect(isDrop(latch.judge(packet(pt: 96, ssrc: 0xabc), from: "127.0.0.1:40001", now: 12 * second + 1)))
     }
 
