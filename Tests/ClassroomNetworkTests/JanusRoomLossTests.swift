@@ -43,9 +43,13 @@ struct JanusRoomLossTests {
 
         let lostAt = ContinuousClock.now
         room?.lost(session: 1001, because: "the test lost it")
-        let rejoining = await Poll.until(within: .seconds(6)) { seen().components(separatedBy: "POST /janus create").count > 2 }
-        print("FIGURE room lost with its poll held: next session asked for after \(ContinuousClock.now - lostAt)")
-        #expect(rejoining, "no new session within 6 s of the loss: \(seen())")
+        // The held poll would end 60 s after it began; 20 s tells the backoff from it with room for a
+        // loaded machine, where this wait was seen to take 3.4 s. Before 1 s would skip the backoff.
+        let rejoining = await Poll.until(within: .seconds(20)) { seen().components(separatedBy: "POST /janus create").count > 2 }
+        let rejoinedAfter = ContinuousClock.now - lostAt
+        print("FIGURE room lost with its poll held: next session asked for after \(rejoinedAfter)")
+        #expect(rejoining, "no new session within 20 s of the loss: \(seen())")
+        #expect(rejoinedAfter >= JanusRoom.backoff[0], "the rejoin did not wait its backoff")
 
         // The rejoin's `create` is held too: leaving cuts it, and the room's thread lets go of the room (and its engine).
         let leaving = ContinuousClock.now
