@@ -170,6 +170,13 @@ sort -s -t$'\t' -k1,1 "$logs/results" | awk -F'\t' '{ printf "%-9s %-19s %-7s %5
 if grep -q $'\tFAILED\t' "$logs/results"; then
   echo
   awk -F'\t' '$3 == "FAILED" { printf "make test: FAILED in the %s lane: %s (log: out/lanes/%s-%s.log)\n", $1, $2, $1, $2 }' "$logs/results"
+  # What failed, again at the very end: CI keeps only the tail of a long run's output.
+  awk -F'\t' '$3 == "FAILED" { print $1 "-" $2 }' "$logs/results" | while read -r pass; do
+    echo
+    echo "==== what failed in $pass ===="
+    sed -n '/^==== swift test .* failed; what failed/,/^==== end of what failed/p' "$logs/$pass.log" | grep -av '^====' | cut -c1-400 | tail -n 20
+    grep -aE '^check-leaks: [1-9]|^error: |^setup: ' "$logs/$pass.log" | tail -n 5
+  done
   exit 1
 fi
 echo "make test: every lane passed (${lanes[*]})."
