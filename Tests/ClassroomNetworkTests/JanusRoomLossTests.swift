@@ -39,7 +39,7 @@ struct JanusRoomLossTests {
         defer { room?.leave() }
         #expect(await Poll.until(within: .seconds(10)) { joined.withLock { $0 } == 1 }, "never joined: \(seen())")
         // The poll after `joined` is the one held.
-        #expect(await Poll.until(within: .seconds(5)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
+        #expect(await Poll.until(within: .seconds(20)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
 
         let lostAt = ContinuousClock.now
         room?.lost(session: 1001, because: "the test lost it")
