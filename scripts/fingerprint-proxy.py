@@ -6,7 +6,8 @@ test's own network namespace).
 
 Forwards every request to JANUS_HOST:JANUS_PORT and every reply back, with each hex digit of every
 `a=fingerprint:` value changed: what a man in the middle of the media path would hand out while
-the signalling looks right. Writes one line per rewritten fingerprint to stdout.
+the signalling looks right. Writes one line per rewritten fingerprint to stdout, and one per
+offer a kiosk sends with the transports of its candidates ("offer candidates: UDP 2, TCP 0").
 """
 import re
 import sys
@@ -16,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LISTEN, JANUS = int(sys.argv[1]), sys.argv[2]
 FINGERPRINT = re.compile(rb"(a=fingerprint:[A-Za-z0-9-]+ )([0-9A-Fa-f:]+)")
+CANDIDATE = re.compile(rb"a=candidate:\S+ \d+ (\S+) ")
 
 
 def lie(match):
@@ -49,7 +51,11 @@ class Handler(BaseHTTPRequestHandler):
         self.forward()
 
     def do_POST(self):
-        self.forward(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if b'"offer"' in body:
+            transports = [t.upper() for t in CANDIDATE.findall(body)]
+            print(f"offer candidates: UDP {transports.count(b'UDP')}, TCP {transports.count(b'TCP')}", flush=True)
+        self.forward(body)
 
 
 ThreadingHTTPServer.daemon_threads = True
