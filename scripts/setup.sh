@@ -39,6 +39,7 @@ packages=(
   wireplumber                         # its session manager (default sink, routing)
   dbus                                # dbus-run-session: PipeWire's private D-Bus session
   libcurl4                            # FoundationNetworking's HTTP (Janus's API)
+  libssl-dev                          # COpenSSL: the TLS target (Janus over HTTPS) and SRTP's key derivation build against it
   libpulse-dev                        # CPulse: moving our own playback stream (pulsesink 1.22 leaks its lock doing it)
   libsystemd-dev                      # CSystemd: sd_notify (readiness, status, watchdog) and the journal's native protocol
   systemd                             # systemd-analyze verify on the unit, in the tests
