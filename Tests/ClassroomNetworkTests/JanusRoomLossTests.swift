@@ -16,7 +16,7 @@ struct JanusRoomLossTests {
         .appendingPathComponent("scripts/misbehaving-janus.py")
 
     @Test("lost while its poll is held: the next session is created after the 1 s backoff, not when the poll ends; leaving cuts the held rejoin and lets go of the room")
-    func lossCutsThePoll() async throws {
+    func lossCutsThePoll() throws {
         try GStreamer.initialize()
         let port = try LocalPort.free(.tcp)
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("janus-loss-\(UUID().uuidString).log")
@@ -24,7 +24,7 @@ struct JanusRoomLossTests {
         let janus = try SpawnedProcess.start("/usr/bin/python3", [Self.script.path, "hang-after-join", "\(port)"], output: log.path)
         defer { kill(janus, SIGKILL); waitpid(janus, nil, 0) }
         let seen = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        #expect(await Poll.until(within: .seconds(10)) { seen().contains("listening") }, "the fake Janus did not start: \(seen())")
+        #expect(Poll.blocking(within: .seconds(10)) { seen().contains("listening") }, "the fake Janus did not start: \(seen())")
 
         let logger = Logger(label: "janus-room-loss-test")
         var engine: AudioEngine? = try AudioEngine(output: .discard, logger: logger)
@@ -37,15 +37,18 @@ struct JanusRoomLossTests {
         let joined = Mutex(0)
         try room?.join(muted: true) { event in if case .joined = event { joined.withLock { $0 += 1 } } }
         defer { room?.leave() }
-        #expect(await Poll.until(within: .seconds(10)) { joined.withLock { $0 } == 1 }, "never joined: \(seen())")
+        #expect(Poll.blocking(within: .seconds(10)) { joined.withLock { $0 } == 1 }, "never joined: \(seen())")
         // The poll after `joined` is the one held.
-        #expect(await Poll.until(within: .seconds(20)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
+        #expect(Poll.blocking(within: .seconds(20)) { seen().components(separatedBy: "GET /janus/1001").count > 2 }, "\(seen())")
 
+        let creates = { seen().components(separatedBy: "POST /janus create").count - 1 }
+        let createdBefore = creates()
+        #expect(createdBefore == 1, "the room rejoined on its own before the test lost it: \(seen())")
         let lostAt = ContinuousClock.now
         room?.lost(session: 1001, because: "the test lost it")
         // The held poll would end 60 s after it began; 20 s tells the backoff from it with room for a
-        // loaded machine, where this wait was seen to take 3.4 s. Before 1 s would skip the backoff.
-        let rejoining = await Poll.until(within: .seconds(20)) { seen().components(separatedBy: "POST /janus create").count > 2 }
+        // loaded machine. Before 1 s would skip the backoff. The waits are on this thread (Poll.blocking).
+        let rejoining = Poll.blocking(within: .seconds(20)) { creates() > createdBefore }
         let rejoinedAfter = ContinuousClock.now - lostAt
         print("FIGURE room lost with its poll held: next session asked for after \(rejoinedAfter)")
         #expect(rejoining, "no new session within 20 s of the loss: \(seen())")
