@@ -121,7 +121,7 @@ public final class AudioEngine: Sendable {
     }
 
     /// The application message `restart()` posts behind the stale errors.
-    private static let restartMarker = "classroom-engine-restarted"
+    static let restartMarker = "classroom-engine-restarted"
 
     private static let instances = Atomic<Int>(0)
 
@@ -307,55 +307,6 @@ public final class AudioEngine: Sendable {
     /// Calls `handler` with every engine event; keep the token.
     public func observe(_ handler: @escaping @Sendable (EngineEvent) -> Void) -> ObservationToken {
         eventObservers.add(handler)
-    }
-
-    // MARK: Volumes
-
-    /// Ramps the master volume (the session's active channel) to `gain` over `ramp`.
-    public func setMasterVolume(_ gain: Double, ramp: ClockTime = .milliseconds(50)) {
-        master.ramp(to: gain, over: ramp, now: runningTime)
-    }
-
-    /// The master volume's target gain.
-    public var masterVolume: Double { master.targetGain }
-
-    /// Ramps every ducked input (the courseware) to `factor` over `ramp`.
-    public func setDucking(_ factor: Double, ramp: ClockTime) {
-        for input in inputs { input.duck?.ramp(to: factor, over: ramp, now: runningTime) }
-    }
-
-    // MARK: Bus
-
-    private func handle(_ message: Message) {
-        let event: EngineEvent?
-        switch message.view {
-        case .latency:
-            // The echo probe reads the latency from the LATENCY event: keep it distributed.
-            pipeline.recalculateLatency()
-            event = nil
-        case .error(let error, let debug):
-            logger.error("\(message.source ?? "?"): \(error.message)", metadata: ["debug": "\(debug ?? "")"])
-            if message.source == EngineGraph.outputSink {
-                guard link.sinkFailed() else { return }   // the dead stream's, from before a restart
-                event = .outputLost(error.message)
-            } else {
-                event = .error(element: message.source ?? "?", message: error.message, debug: debug)
-            }
-        case .warning(let error, _):
-            event = .warning(element: message.source ?? "?", message: error.message)
-        case .requestState(let requested):
-            event = message.source == EngineGraph.outputSink ? .outputStateRequested(requested) : nil
-        case .application(let structure) where structure.name == Self.restartMarker:
-            link.staleErrorsPassed()
-            event = nil
-        case .element(let structure) where structure.name == "level":
-            guard let rms = structure.doubles("rms"), let peak = structure.doubles("peak") else { return }
-            event = .level(meter: message.source ?? "?", rms: rms, peak: peak, runningTime: structure.clockTime("running-time"))
-        default:
-            event = nil
-        }
-        guard let event else { return }
-        eventObservers.notify(event)
     }
 
     deinit {

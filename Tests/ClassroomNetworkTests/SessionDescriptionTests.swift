@@ -52,7 +52,7 @@ struct SessionDescriptionTests {
         do { _ = try SessionDescription.load(path: fifo) } catch { refusal = error.description }
         #expect(refusal.contains("not a regular file"), "\(refusal)")
         let sparse = folder.appendingPathComponent("sparse.sdp").path
-        FileManager.default.createFile(atPath: sparse, contents: Data("v=0\r\n".utf8))
+        #expect(FileManager.default.createFile(atPath: sparse, contents: Data("v=0\r\n".utf8)))
         #expect(truncate(sparse, 1 << 33) == 0)
         do { _ = try SessionDescription.load(path: sparse) } catch { refusal = error.description }
         #expect(refusal.contains("8589934592 bytes"), "\(refusal)")
