@@ -156,7 +156,7 @@ let package = Package(
         // takes from the network only what a test's servers share with it (LocalPort), and the room rig (RoomRig).
         .testTarget(
             name: "ClassroomPlayerTests",
-            dependencies: ["ClassroomNetwork", "ClassroomEngine", "ClassroomMeasurement"]
+            dependencies: ["ClassroomNetwork", "ClassroomEngine", "ClassroomMeasurement", "TLS"]
         ),
         .testTarget(
             name: "ClassroomAudioTests",

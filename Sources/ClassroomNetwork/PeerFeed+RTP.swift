@@ -9,15 +9,19 @@ extension PeerFeed {
     static let opus = SessionDescription.Format(payloadType: 96, encoding: "OPUS", clockRate: 48_000, channels: 2)
 
     /// The latch an RTP source plays through; nil for files and network URIs.
+    /// SRTP feeds latch only onto a stream that is not a replay from an earlier class (`RTPFreshness`).
     static func latch(for source: PeerSource) -> RTPLatch? {
+        let feed = source.description
+        let fresh: @Sendable ([UInt8]) -> String? = { RTPFreshness.refusal(of: $0, on: feed) }
         switch source {
-        case .rtp(_, _, let pinned?, _):
-            return RTPLatch(accepting: .only(pinned, pinnedBy: "?pt=\(pinned)"), feed: source.description)
-        case .rtp:
-            return RTPLatch(accepting: .anyDynamic, feed: source.description)
+        case .rtp(_, _, let pinned?, let key):
+            return RTPLatch(accepting: .only(pinned, pinnedBy: "?pt=\(pinned)"), feed: feed, admits: key == nil ? nil : fresh)
+        case .rtp(_, _, nil, let key):
+            return RTPLatch(accepting: .anyDynamic, feed: feed, admits: key == nil ? nil : fresh)
         case .sessionDescription(let description):
             let type = description.formats.first?.payloadType ?? 0
-            return RTPLatch(accepting: .only(type, pinnedBy: "the payload type its SDP describes"), feed: "\(source.description)'s port \(description.port)")
+            return RTPLatch(accepting: .only(type, pinnedBy: "the payload type its SDP describes"), feed: "\(feed)'s port \(description.port)",
+                            admits: description.key == nil ? nil : fresh)
         case .file, .network:
             return nil
         }

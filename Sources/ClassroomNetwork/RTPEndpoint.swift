@@ -163,6 +163,8 @@ public struct RTPEndpoint: Sendable, Hashable, CustomStringConvertible {
         ]
         // SDES (RFC 4568): whoever reads this SDP holds the key, so it is written for its owner only.
         if let key, revealingKey { lines.append("a=crypto:1 \(SRTPKey.suite) inline:\(key.base64)") }
+        // Each SRTP packet carries the sender's wall clock (RTPFreshness).
+        if key != nil { lines.append("a=extmap:\(RTPFreshness.extensionID) \(RTPFreshness.uri)") }
         // The microphone is mono; RFC 7587 still names two channels in rtpmap.
         if codec == .opus { lines.append("a=fmtp:\(payloadType) sprop-stereo=0;stereo=0" + (forwardErrorCorrection ? ";useinbandfec=1" : "")) }
         // Every packet is ptime long: the sender never sends longer ones.

@@ -38,7 +38,7 @@ public final class RTPLatch: Sendable {
     }
 
     /// The kinds of packets said once: a flood of strangers is one event, not thousands.
-    private enum Kind: Hashable { case notRTP, payloadType, otherSender }
+    private enum Kind: Hashable { case notRTP, payloadType, otherSender, refused }
 
     private struct State: Sendable {
         var stream: Stream?
@@ -56,10 +56,16 @@ public final class RTPLatch: Sendable {
     private let takeoverNanoseconds: UInt64
     private let state = Mutex(State())
 
-    /// A latch for the port `feed` names (said in messages), playing what `accepting` allows.
-    public init(accepting: Accepting, feed: String, takeoverAfter: Duration = RTPLatch.takeoverAfter) {
+    /// Asked about a new stream's packet before it latches or takes over: why it may not, or nil.
+    private let admits: (@Sendable (_ packet: [UInt8]) -> String?)?
+
+    /// A latch for the port `feed` names (said in messages), playing what `accepting` allows and,
+    /// when given, `admits` lets start (an SRTP feed's freshness check).
+    public init(accepting: Accepting, feed: String, takeoverAfter: Duration = RTPLatch.takeoverAfter,
+                admits: (@Sendable (_ packet: [UInt8]) -> String?)? = nil) {
         self.accepting = accepting
         self.feed = feed
+        self.admits = admits
         takeoverNanoseconds = UInt64(takeoverAfter.components.seconds) * 1_000_000_000 + UInt64(takeoverAfter.components.attoseconds / 1_000_000_000)
     }
 
@@ -79,6 +85,10 @@ public final class RTPLatch: Sendable {
             }
             if let refusal = refusal(of: header.payloadType, from: sender) {
                 return drop(.payloadType, in: &state, refusal)
+            }
+            let mayStart = state.stream == nil || now &- state.lastPlayed >= takeoverNanoseconds
+            if mayStart, let refusal = admits?(packet) {
+                return drop(.refused, in: &state, refusal)
             }
             guard let playing = state.stream else {
                 state.stream = candidate

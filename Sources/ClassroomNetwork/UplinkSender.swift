@@ -36,6 +36,8 @@ public final class UplinkSender: Sendable {
     private let failed = Mutex<Set<Int>>([])
     /// The probes that make a failed WAV branch drop instead of stopping the tee.
     private let guards: [PadProbe]
+    /// The probes that stamp each SRTP packet with the wall clock (`RTPFreshness`).
+    private let stamps: [PadProbe]
     private let logger: Logger
 
     /// How long the mixer waits for a late frame before filling its time with silence. Not a wait
@@ -70,7 +72,7 @@ public final class UplinkSender: Sendable {
             guard let tee = head.last else { throw GStreamerError.failed("no tee") }
             self.tee = tee
             var branches: [(elements: [Element], teePad: Pad)] = []
-            var guards: [PadProbe] = []
+            var guards: [PadProbe] = [], stamps: [PadProbe] = []
             for (index, destination) in destinations.enumerated() {
                 let branch = try UplinkSender.branch(for: destination, number: index, socketOf: socketOf)
                 try pipeline.addLinked(branch)
@@ -79,9 +81,15 @@ public final class UplinkSender: Sendable {
                 try teePad.link(to: try first.staticPad("sink"))
                 branches.append((branch, teePad))
                 if case .wav = destination, let guarded = UplinkSender.dropWhenFailed(first) { guards.append(guarded) }
+                if case .rtp(let endpoint) = destination, endpoint.key != nil,
+                   let payloader = branch.first(where: { $0.name == NetworkGraph.UplinkSender.payloader(index) }),
+                   let stamp = try payloader.staticPad("sink").addWallClockStamp() {
+                    stamps.append(stamp)
+                }
             }
             self.branches = branches
             self.guards = guards
+            self.stamps = stamps
         } catch let error as GStreamerError {
             throw .gstreamer(error)
         } catch {
@@ -127,7 +135,13 @@ public final class UplinkSender: Sendable {
                 try sink.set("close-socket", false)   // the receiver owns it
             }
             let packet = ClockTime.milliseconds(endpoint.packetTime)
-            let protection = try endpoint.key.map { key throws(GStreamerError) in [try UplinkSender.srtpEncoder(key, number: number)] } ?? []
+            // SRTP packets carry the sender's wall clock (RFC 6051 NTP-64, authenticated with them):
+            // a receiver refuses a stream recorded in an earlier class and replayed (`RTPFreshness`).
+            let protection = try endpoint.key.map { key throws(GStreamerError) in
+                [try ElementFactory.make("capsfilter", name: NetworkGraph.UplinkSender.rtpFormat(number), properties: [
+                    "caps": .caps(try Caps("application/x-rtp,extmap-\(RTPFreshness.extensionID)=(string)\(RTPFreshness.uri)")),
+                ]), try UplinkSender.srtpEncoder(key, number: number)]
+            } ?? []
             switch endpoint.codec {
             case .opus:
                 return [queue,

@@ -27,6 +27,15 @@ public struct SRTPAuthenticator: Sendable {
         return SRTPAuthenticator.matches(tag: packet.suffix(tagLength), of: signed, key: rtpKey)
     }
 
+    /// `packet` with its tag replaced by the one this key makes (a sender's last step, after any
+    /// change to its header); nil when it is too short to hold a tag.
+    public func signed(rtp packet: [UInt8], rollover: UInt32 = 0) -> [UInt8]? {
+        guard packet.count > 12 + tagLength else { return nil }
+        let body = Array(packet.dropLast(tagLength))
+        guard let mac = SRTPAuthenticator.mac(of: body + [24, 16, 8, 0].map { UInt8((rollover >> $0) & 0xff) }, key: rtpKey) else { return nil }
+        return body + mac.prefix(tagLength)
+    }
+
     /// Whether an SRTCP packet (its E flag and index before a 10-byte tag, no MKI) carries the tag this key makes.
     public func authenticates(rtcp packet: [UInt8]) -> Bool {
         guard packet.count > 8 + 4 + 10 else { return false }
@@ -34,6 +43,13 @@ public struct SRTPAuthenticator: Sendable {
     }
 
     private static func matches(tag: ArraySlice<UInt8>, of data: [UInt8], key: [UInt8]) -> Bool {
+        guard let mac = mac(of: data, key: key), mac.count >= tag.count else { return false }
+        // Every byte is compared, whatever the first difference: the time says nothing of the tag.
+        return zip(mac.prefix(tag.count), tag).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// HMAC-SHA1 of `data` under `key` (20 bytes), or nil if OpenSSL made none.
+    private static func mac(of data: [UInt8], key: [UInt8]) -> [UInt8]? {
         var mac = [UInt8](repeating: 0, count: 20)
         var length = 0
         let made = key.withUnsafeBytes { keyBytes in
@@ -41,9 +57,7 @@ public struct SRTPAuthenticator: Sendable {
                 EVP_Q_mac(nil, "HMAC", nil, "SHA1", nil, keyBytes.baseAddress, keyBytes.count, dataBytes.baseAddress, dataBytes.count, &mac, mac.count, &length)
             }
         }
-        guard made != nil, length >= tag.count else { return false }
-        // Every byte is compared, whatever the first difference: the time says nothing of the tag.
-        return zip(mac.prefix(tag.count), tag).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return made != nil && length == 20 ? mac : nil
     }
 
     /// RFC 3711 §4.3.1 with kdr 0: AES-CM keystream under the master key, its IV the salt with

@@ -1,11 +1,12 @@
 import Foundation
 
 /// Packets a stranger sends to a kiosk's port on 127.0.0.1: whatever bytes a test makes, from one
-/// UDP socket, as fast as the socket takes them.
+/// UDP socket, as fast as the socket takes them or paced like a sender.
 enum HostileSender {
-    /// Sends each of `packets` to 127.0.0.1:`port`; returns how many the socket took.
+    /// Sends each of `packets` to 127.0.0.1:`port`, one every `interval` (as fast as the socket
+    /// takes them without one); returns how many the socket took.
     @discardableResult
-    static func send(_ packets: [[UInt8]], to port: Int) throws -> Int {
+    static func send(_ packets: [[UInt8]], to port: Int, every interval: Duration? = nil) throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         guard descriptor >= 0 else { throw PlayerTestError.setupFailed("no UDP socket: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -21,6 +22,7 @@ enum HostileSender {
                 }
             }
             if result == packet.count { sent += 1 }
+            if let interval { usleep(UInt32(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)) }
         }
         return sent
     }
