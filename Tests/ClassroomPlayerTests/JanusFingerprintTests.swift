@@ -15,28 +15,15 @@ struct JanusFingerprintTests {
         defer { rig.tearDown() }
         let janus = try await rig.startJanus()
         let proxyLog = rig.folder.appendingPathComponent("proxy.log")
-        _ = FileManager.default.createFile(atPath: proxyLog.path, contents: nil)
-        let proxy = Process()
-        proxy.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        proxy.arguments = rig.net.exec(in: rig.net.server, ["/usr/bin/python3", Fixtures.root.appendingPathComponent("scripts/fingerprint-proxy.py").path, "8089", "\(rig.net.serverAddress):8088"])
-        proxy.standardInput = FileHandle.nullDevice
-        proxy.standardOutput = try FileHandle(forWritingTo: proxyLog)
-        proxy.standardError = proxy.standardOutput
-        try proxy.run()
+        let proxy = try rig.startBesideJanus(["/usr/bin/python3", Fixtures.root.appendingPathComponent("scripts/fingerprint-proxy.py").path, "8089", "\(rig.net.serverAddress):8088"],
+                                             log: proxyLog)
         defer { Fixtures.stop(proxy) }
         let log = { (try? String(contentsOf: proxyLog, encoding: .utf8)) ?? "" }
         #expect(await waitUntil(timeout: .seconds(10)) { log().contains("listening") }, "\(log())")
 
         // A UPnP gateway's ears on the LAN: libnice searches for one on every interface unless told not to.
         let ssdpLog = rig.folder.appendingPathComponent("ssdp.log")
-        _ = FileManager.default.createFile(atPath: ssdpLog.path, contents: nil)
-        let ssdp = Process()
-        ssdp.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        ssdp.arguments = rig.net.exec(in: rig.net.server, ["/usr/bin/python3", Fixtures.root.appendingPathComponent("scripts/ssdp-listener.py").path, rig.net.serverAddress])
-        ssdp.standardInput = FileHandle.nullDevice
-        ssdp.standardOutput = try FileHandle(forWritingTo: ssdpLog)
-        ssdp.standardError = ssdp.standardOutput
-        try ssdp.run()
+        let ssdp = try rig.startBesideJanus(["/usr/bin/python3", Fixtures.root.appendingPathComponent("scripts/ssdp-listener.py").path, rig.net.serverAddress], log: ssdpLog)
         defer { Fixtures.stop(ssdp) }
         let heard = { (try? String(contentsOf: ssdpLog, encoding: .utf8)) ?? "" }
         #expect(await waitUntil(timeout: .seconds(10)) { heard().contains("listening") }, "\(heard())")

@@ -57,6 +57,19 @@ final class WebRTCRoomRig: @unchecked Sendable {
         return out
     }
 
+    /// `command` in Janus's namespace (a proxy or a listener beside Janus), its output in `log`; stop it with `Fixtures.stop`.
+    func startBesideJanus(_ command: [String], log: URL) throws -> Process {
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = net.exec(in: net.server, command)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = process.standardOutput
+        try process.run()
+        return process
+    }
+
     /// `classroom-player play LESSON --room ROOM --events … --no-stdin OPTIONS` in the kiosks' namespace; its events file.
     func kiosk(_ name: String, room: String, _ options: [String]) throws -> (PlayerProcess, URL) {
         let events = folder.appendingPathComponent("events-\(name).jsonl")
