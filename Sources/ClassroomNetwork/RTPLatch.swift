@@ -5,10 +5,11 @@ import Synchronization
 /// SSRC, payload type and sender, and only that stream passes. Everything else — another payload
 /// type, a second SSRC or the same SSRC from another address, what is not RTP at all — is dropped
 /// and counted, and said once per kind. A latched sender that has been silent for `takeoverAfter`
-/// can be replaced by the next acceptable one (a restarted sender), as RTP receivers do.
+/// can be replaced by the next acceptable one (a restarted sender), as RTP receivers do; an SRTP
+/// feed's `admits` may still refuse that new stream (a replay from an earlier class).
 ///
-/// Called on the receiver's streaming thread for every packet: no allocation beyond the message
-/// of a first rejection, one short lock.
+/// Called on the receiver's streaming thread for every packet: one short lock, and no allocation
+/// beyond the message of a first rejection and the reason `admits` gives for a stream it refuses.
 public final class RTPLatch: Sendable {
     /// Which payload types the port plays.
     public enum Accepting: Sendable, Hashable {
