@@ -22,9 +22,8 @@ public struct SRTPAuthenticator: Sendable {
 
     /// Whether an SRTP packet carries the tag this key makes, for a stream whose rollover counter is `rollover`.
     public func authenticates(rtp packet: [UInt8], rollover: UInt32 = 0) -> Bool {
-        guard packet.count > 12 + tagLength else { return false }
-        let signed = Array(packet.dropLast(tagLength)) + [24, 16, 8, 0].map { UInt8((rollover >> $0) & 0xff) }
-        return SRTPAuthenticator.matches(tag: packet.suffix(tagLength), of: signed, key: rtpKey)
+        guard packet.count > 12 + tagLength, let tag = rtpTag(of: Array(packet.dropLast(tagLength)), rollover: rollover) else { return false }
+        return SRTPAuthenticator.same(tag, packet.suffix(tagLength))
     }
 
     /// `packet` with its tag replaced by the one this key makes (a sender's last step, after any
@@ -32,20 +31,25 @@ public struct SRTPAuthenticator: Sendable {
     public func signed(rtp packet: [UInt8], rollover: UInt32 = 0) -> [UInt8]? {
         guard packet.count > 12 + tagLength else { return nil }
         let body = Array(packet.dropLast(tagLength))
-        guard let mac = SRTPAuthenticator.mac(of: body + [24, 16, 8, 0].map { UInt8((rollover >> $0) & 0xff) }, key: rtpKey) else { return nil }
-        return body + mac.prefix(tagLength)
+        return rtpTag(of: body, rollover: rollover).map { body + $0 }
+    }
+
+    /// The tag of an SRTP packet whose header and encrypted payload are `body` (RFC 3711 §4.2: the
+    /// HMAC covers them and the rollover counter).
+    private func rtpTag(of body: [UInt8], rollover: UInt32) -> ArraySlice<UInt8>? {
+        SRTPAuthenticator.mac(of: body + [24, 16, 8, 0].map { UInt8((rollover >> $0) & 0xff) }, key: rtpKey)?.prefix(tagLength)
     }
 
     /// Whether an SRTCP packet (its E flag and index before a 10-byte tag, no MKI) carries the tag this key makes.
     public func authenticates(rtcp packet: [UInt8]) -> Bool {
-        guard packet.count > 8 + 4 + 10 else { return false }
-        return SRTPAuthenticator.matches(tag: packet.suffix(10), of: Array(packet.dropLast(10)), key: rtcpKey)
+        guard packet.count > 8 + 4 + 10, let tag = SRTPAuthenticator.mac(of: Array(packet.dropLast(10)), key: rtcpKey)?.prefix(10) else { return false }
+        return SRTPAuthenticator.same(tag, packet.suffix(10))
     }
 
-    private static func matches(tag: ArraySlice<UInt8>, of data: [UInt8], key: [UInt8]) -> Bool {
-        guard let mac = mac(of: data, key: key), mac.count >= tag.count else { return false }
-        // Every byte is compared, whatever the first difference: the time says nothing of the tag.
-        return zip(mac.prefix(tag.count), tag).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    /// Whether two tags of one length are equal, every byte compared whatever the first difference:
+    /// the time says nothing of the tag.
+    private static func same(_ made: ArraySlice<UInt8>, _ received: ArraySlice<UInt8>) -> Bool {
+        made.count == received.count && zip(made, received).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// HMAC-SHA1 of `data` under `key` (20 bytes), or nil if OpenSSL made none.
