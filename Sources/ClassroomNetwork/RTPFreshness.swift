@@ -18,6 +18,15 @@ public enum RTPFreshness {
     /// The Unix time (seconds) in `packet`'s NTP-64 stamp (one-byte header extension `id`, 8
     /// bytes); nil when the packet carries none, or an empty one (a sender without a clock to write).
     public static func senderTime(in packet: [UInt8], id: Int = extensionID) -> TimeInterval? {
+        guard let stamp = stampRange(in: packet, id: id) else { return nil }
+        let ntp = packet[stamp].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard ntp != 0 else { return nil }
+        return Double(ntp >> 32) - Double(Pad.ntpEpochOffset) + Double(ntp & 0xffff_ffff) / 4_294_967_296
+    }
+
+    /// Where in `packet` the 8 bytes of its NTP-64 stamp (one-byte header extension `id`) lie; nil
+    /// when it has none, or its extension's lengths run past the packet.
+    public static func stampRange(in packet: [UInt8], id: Int = extensionID) -> Range<Int>? {
         guard packet.count >= 12, packet[0] & 0x10 != 0 else { return nil }
         let start = 12 + 4 * Int(packet[0] & 0x0f)
         guard packet.count >= start + 4, packet[start] == 0xbe, packet[start + 1] == 0xde else { return nil }
@@ -30,11 +39,7 @@ public enum RTPFreshness {
             let elementID = Int(element >> 4), length = Int(element & 0x0f) + 1
             if elementID == 15 { return nil }                  // reserved: the rest is not to be read
             guard index + 1 + length <= end else { return nil }
-            if elementID == id, length == 8 {
-                let ntp = packet[(index + 1)...(index + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                guard ntp != 0 else { return nil }
-                return Double(ntp >> 32) - Double(Pad.ntpEpochOffset) + Double(ntp & 0xffff_ffff) / 4_294_967_296
-            }
+            if elementID == id, length == 8 { return (index + 1)..<(index + 9) }
             index += 1 + length
         }
         return nil

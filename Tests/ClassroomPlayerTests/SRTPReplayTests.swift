@@ -76,15 +76,13 @@ struct SRTPReplayTests {
         #expect(heard > -45, "the live kiosk was not heard: \(heard) dB")
     }
 
-    /// `packet` with its NTP-64 stamp (one-byte header extension 1) moved by `seconds`; nil without one.
+    /// `packet` with its NTP-64 stamp moved by `seconds`; nil without one.
     private func restamped(_ packet: [UInt8], by seconds: Int64) -> [UInt8]? {
-        guard packet.count > 16, packet[0] & 0x10 != 0 else { return nil }
-        let start = 12 + 4 * Int(packet[0] & 0x0f)
-        guard packet.count > start + 13, packet[start] == 0xbe, packet[start + 1] == 0xde, packet[start + 4] == 0x17 else { return nil }
-        var stamped = packet
-        let ntp = packet[(start + 5)...(start + 12)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard let stamp = RTPFreshness.stampRange(in: packet) else { return nil }
+        let ntp = packet[stamp].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let moved = UInt64(bitPattern: Int64(bitPattern: ntp) &+ seconds << 32)
-        for index in 0..<8 { stamped[start + 5 + index] = UInt8((moved >> (56 - 8 * UInt64(index))) & 0xff) }
+        var stamped = packet
+        for (index, position) in stamp.enumerated() { stamped[position] = UInt8((moved >> (56 - 8 * UInt64(index))) & 0xff) }
         return stamped
     }
 }
