@@ -37,6 +37,16 @@ enum Fixtures {
     /// A UDP port nobody uses now on 127.0.0.1.
     static func freeUDPPort() throws -> Int { try LocalPort.free(.udp) }
 
+    /// A fresh SRTP master key and salt (30 bytes, base64, as `ffmpeg -srtp_out_params` takes
+    /// them) in `name`, readable by its owner only; the file and the key.
+    static func srtpKeyFile(_ name: String, in folder: URL) throws -> (URL, String) {
+        let key = Data((0..<30).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let url = folder.appendingPathComponent(name)
+        try Data((key + "\n").utf8).write(to: url)
+        chmod(url.path, 0o600)
+        return (url, key)
+    }
+
     /// A TCP port nobody listens on now on 127.0.0.1.
     static func freeTCPPort() throws -> Int { try LocalPort.free(.tcp) }
 

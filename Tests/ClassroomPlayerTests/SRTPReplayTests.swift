@@ -21,10 +21,7 @@ struct SRTPReplayTests {
         try Fixtures.speech("Good morning class. Please open your books at page twelve and read along with me.", at: speech, band: Self.band)
         let micOn = folder.appendingPathComponent("mic.json")
         try #"[{"at": 0.1, "do": "mic", "on": true}]"#.write(to: micOn, atomically: true, encoding: .utf8)
-        let keyText = Data((0..<30).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let keyURL = folder.appendingPathComponent("class.key")
-        try Data((keyText + "\n").utf8).write(to: keyURL)
-        chmod(keyURL.path, 0o600)
+        let (keyURL, keyText) = try Fixtures.srtpKeyFile("class.key", in: folder)
         let keyBytes = [UInt8](try #require(Data(base64Encoded: keyText)))
         let authenticator = try #require(SRTPAuthenticator(masterKey: Array(keyBytes.prefix(16)), masterSalt: Array(keyBytes.suffix(14))))
 
@@ -33,9 +30,13 @@ struct SRTPReplayTests {
         let recorder = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("scripts/udp-recorder.py").path, "\(recordPort)", recording.path])
         defer { Fixtures.stop(recorder) }
         #expect(await waitUntil(timeout: .seconds(10)) { FileManager.default.fileExists(atPath: recording.path) })
-        let kiosk = try PlayerProcess(["play", short.path, "--mic", speech.path, "--script", micOn.path, "--uplink", "srtp://127.0.0.1:\(recordPort)?key-file=\(keyURL.path)",
-                                       "--output", "wav:\(folder.appendingPathComponent("kiosk.wav").path)", "--no-stdin"], in: folder)
-        _ = try await kiosk.exitStatus(within: .seconds(20))
+        // A kiosk whose student talks over SRTP to `port` for the short lesson, to its end.
+        let talk = { (port: Int, name: String) async throws in
+            let kiosk = try PlayerProcess(["play", short.path, "--mic", speech.path, "--script", micOn.path, "--uplink", "srtp://127.0.0.1:\(port)?key-file=\(keyURL.path)",
+                                           "--output", "wav:\(folder.appendingPathComponent("\(name).wav").path)", "--no-stdin"], in: folder)
+            _ = try await kiosk.exitStatus(within: .seconds(20))
+        }
+        try await talk(recordPort, "kiosk")
         recorder.waitUntilExit()
         let recorded = try String(contentsOf: recording, encoding: .utf8).split(separator: "\n").map { line in
             stride(from: 0, to: line.count, by: 2).map { UInt8(line.dropFirst($0).prefix(2), radix: 16) ?? 0 }
@@ -55,9 +56,7 @@ struct SRTPReplayTests {
         try HostileSender.send(earlier, to: port, every: .milliseconds(20))
         let replaySeconds = Double((ContinuousClock.now - replayFrom).components.seconds)
         try await Task.sleep(for: .milliseconds(2_500))
-        let live = try PlayerProcess(["play", short.path, "--mic", speech.path, "--script", micOn.path, "--uplink", "srtp://127.0.0.1:\(port)?key-file=\(keyURL.path)",
-                                      "--output", "wav:\(folder.appendingPathComponent("live.wav").path)", "--no-stdin"], in: folder)
-        _ = try await live.exitStatus(within: .seconds(20))
+        try await talk(port, "live")
         #expect(try await player.exitStatus(within: .seconds(20)) == 0, "stderr: \(player.stderr)")
 
         let rejected = Fixtures.events(events, named: "live-rejected").compactMap { $0["message"] as? String }

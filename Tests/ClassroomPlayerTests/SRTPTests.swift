@@ -4,15 +4,6 @@ import Testing
 /// SRTP between kiosks, against ffmpeg's SRTP (an implementation no one here wrote) both ways.
 @Suite("classroom-player: SRTP feeds and uplinks", .serialized)
 struct SRTPTests {
-    /// A fresh key and salt (30 bytes, base64) in `name`, readable by its owner only.
-    private func keyFile(_ name: String, in folder: URL) throws -> (URL, String) {
-        let key = Data((0..<30).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let url = folder.appendingPathComponent(name)
-        try Data((key + "\n").utf8).write(to: url)
-        chmod(url.path, 0o600)
-        return (url, key)
-    }
-
     /// ffmpeg sending a sine as SRTP (Opus, payload type 111) with `key`, in real time.
     private func ffmpegSRTP(frequency: Int, seconds: Int, key: String, port: Int) throws -> Process {
         try Fixtures.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds)",
@@ -26,8 +17,8 @@ struct SRTPTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let lesson = folder.appendingPathComponent("silence.wav")
         try Fixtures.toneLesson(at: lesson, seconds: 9, volume: 0)
-        let (keyURL, key) = try keyFile("teacher.key", in: folder)
-        let (_, wrongKey) = try keyFile("other.key", in: folder)
+        let (keyURL, key) = try Fixtures.srtpKeyFile("teacher.key", in: folder)
+        let (_, wrongKey) = try Fixtures.srtpKeyFile("other.key", in: folder)
         let port = try Fixtures.freeUDPPort()
         let wav = folder.appendingPathComponent("mix.wav"), events = folder.appendingPathComponent("events.jsonl")
         let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=srtp://127.0.0.1:\(port)?key-file=\(keyURL.path)", "--mic", "none",
@@ -61,7 +52,7 @@ struct SRTPTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let lesson = folder.appendingPathComponent("silence.wav")
         try Fixtures.toneLesson(at: lesson, seconds: 14, volume: 0)
-        let (keyURL, key) = try keyFile("teacher.key", in: folder)
+        let (keyURL, key) = try Fixtures.srtpKeyFile("teacher.key", in: folder)
         let port = try Fixtures.freeUDPPort()
         // Made before the player starts, so the flood takes no longer than its sending.
         let noise = HostileSender.rtp(sequence: 0, timestamp: 0, ssrc: 0).suffix(80)
@@ -103,7 +94,7 @@ struct SRTPTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let lesson = folder.appendingPathComponent("silence.wav")
         try Fixtures.toneLesson(at: lesson, seconds: 7, volume: 0)
-        let (_, key) = try keyFile("teacher.key", in: folder)
+        let (_, key) = try Fixtures.srtpKeyFile("teacher.key", in: folder)
         let port = try Fixtures.freeUDPPort()
         let sdp = folder.appendingPathComponent("teacher.sdp")
         // ffmpeg writes its SDP as it starts: a first 0.2 s run makes it, the second one is the teacher.
@@ -138,7 +129,7 @@ struct SRTPTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let lesson = folder.appendingPathComponent("silence.wav")
         try Fixtures.toneLesson(at: lesson, seconds: 1, volume: 0)
-        let (keyURL, key) = try keyFile("teacher.key", in: folder)
+        let (keyURL, key) = try Fixtures.srtpKeyFile("teacher.key", in: folder)
         chmod(keyURL.path, 0o644)
         for argument in [["--live", "srtp://127.0.0.1:\(try Fixtures.freeUDPPort())?key-file=\(keyURL.path)"],
                          ["--uplink", "srtp://127.0.0.1:\(try Fixtures.freeUDPPort())?key-file=\(keyURL.path)"]] {
@@ -159,7 +150,7 @@ struct SRTPTests {
         try Fixtures.toneLesson(at: lesson, seconds: 6, volume: 0.05)
         let timeline = folder.appendingPathComponent("timeline.json")
         try #"[{"at": 1.0, "do": "mic", "on": true}, {"at": 4.0, "do": "mic", "on": false}]"#.write(to: timeline, atomically: true, encoding: .utf8)
-        let (keyURL, key) = try keyFile("uplink.key", in: folder)
+        let (keyURL, key) = try Fixtures.srtpKeyFile("uplink.key", in: folder)
         let port = try Fixtures.freeUDPPort()
         let sdp = folder.appendingPathComponent("uplink.sdp"), events = folder.appendingPathComponent("events.jsonl")
         let player = try PlayerProcess(["play", lesson.path, "--mic", Fixtures.sample("student-mic.ogg"), "--script", timeline.path, "--output", "null",
