@@ -7,13 +7,16 @@ struct LocalPortTests {
     @Test("UDP and TCP ports are free, outside the ephemeral range, on IPv4 and IPv6", arguments: ["127.0.0.1", "::1"])
     func outsideEphemeralRange(address: String) throws {
         let range = LocalPort.ephemeralRange
-        let ports = try (0..<50).flatMap { _ in [try LocalPort.free(.udp, on: address), try LocalPort.free(.tcp, on: address)] }
-        #expect(ports.allSatisfy { !range.contains($0) && $0 >= 1024 }, "\(ports.filter { range.contains($0) }) in \(range)")
-        // Free means a socket without SO_REUSEADDR binds it.
-        for port in ports.prefix(10) {
-            let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            defer { close(descriptor) }
-            #expect(try LocalPort.bind(descriptor, to: address, port: port) == port)
+        for transport in [LocalPort.Transport.udp, .tcp] {
+            for _ in 0..<50 {
+                let port = try LocalPort.free(transport, on: address)
+                #expect(!range.contains(port) && port >= 1024, "\(transport) port \(port), the ephemeral range is \(range)")
+                // Free means a socket of that transport without SO_REUSEADDR binds it. At once: the
+                // port is free only now, and the tests running beside this one draw from the same range.
+                let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(transport == .udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+                defer { close(descriptor) }
+                #expect(try LocalPort.bind(descriptor, to: address, port: port) == port)
+            }
         }
     }
 
