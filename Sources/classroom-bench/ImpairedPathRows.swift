@@ -1,4 +1,5 @@
 import ClassroomEngine
+import ClassroomMeasurement
 import ClassroomNetwork
 import Foundation
 import GStreamer

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClassroomEngine
+import ClassroomMeasurement
 import Foundation
 import GStreamer
 import Synchronization

@@ -1,4 +1,5 @@
 import ClassroomEngine
+import ClassroomMeasurement
 import GStreamer
 import Logging
 

@@ -6,23 +6,34 @@ import Glibc
 
 /// Calls `tick(n)` every 10 ms at absolute CLOCK_MONOTONIC deadlines on a thread of its own, the
 /// way an RTC SDK delivers decoded frames; a late tick runs at once and the next keeps the grid.
-final class RealTimeFeeder: Sendable {
+///
+/// With a `realtimePriority` the thread asks for SCHED_RR at it, as the engine's streaming threads
+/// do: a feeder at normal priority on a machine whose cores are busy wakes late, and the engine
+/// then rightly plays the gap it left.
+public final class RealTimeFeeder: Sendable {
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
     private let joined = Atomic<Bool>(false)
     /// Ticks that started more than 10 ms after their deadline.
-    let lateTicks = Atomic<Int>(0)
+    public let lateTicks = Atomic<Int>(0)
+    /// Whether the thread got the real-time priority it asked for (false when none was asked).
+    public let realtime = Atomic<Bool>(false)
 
     /// Starts ticking `count` times (0: until stopped).
-    init(count: Int = 0, period: UInt64 = 10_000_000, tick: @escaping @Sendable (Int) -> Void) {
-        let start = ProcessMeters.monotonicNanoseconds()
+    public init(count: Int = 0, period: UInt64 = 10_000_000, realtimePriority: Int32? = nil, tick: @escaping @Sendable (Int) -> Void) {
+        let start = Self.monotonicNanoseconds()
         Thread.detachNewThread { [self] in
+            if let realtimePriority {
+                var parameters = sched_param()
+                parameters.sched_priority = realtimePriority
+                realtime.store(pthread_setschedparam(pthread_self(), SCHED_RR, &parameters) == 0, ordering: .relaxed)
+            }
             var index = 0
             while running.load(ordering: .relaxed), count == 0 || index < count {
                 let deadline = start + UInt64(index) * period
                 var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
                 while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
-                if ProcessMeters.monotonicNanoseconds() > deadline + period { lateTicks.add(1, ordering: .relaxed) }
+                if Self.monotonicNanoseconds() > deadline + period { lateTicks.add(1, ordering: .relaxed) }
                 tick(index)
                 index += 1
             }
@@ -31,13 +42,19 @@ final class RealTimeFeeder: Sendable {
     }
 
     /// Stops ticking and waits for the thread to finish its tick.
-    func stop() {
+    public func stop() {
         running.store(false, ordering: .relaxed)
         join()
     }
 
     /// Waits until the thread has finished (all `count` ticks run, or stopped).
-    func join() {
+    public func join() {
         if !joined.exchange(true, ordering: .acquiringAndReleasing) { finished.wait() }
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }
