@@ -113,6 +113,8 @@ final class RoomPeerConnection: Sendable {
                 dtlsDecoder.withLock { $0 = element }
             case "srtpdec":
                 do {
+                    // Counted first: what the guard drops failed authentication like srtpdec's own drops.
+                    try countAuthenticationFailures(of: element)
                     let streams = try SRTPStreamGuard(element) { [weak self] in self?.receiveKey() }
                     tokens.withLock { $0.append(streams) }
                     if let held = try peerCheck.hold(element.staticPad("rtp_src")) { tokens.withLock { $0.append(held) } }
@@ -124,6 +126,25 @@ final class RoomPeerConnection: Sendable {
             }
         }
         tokens.withLock { $0.append(added) }
+    }
+
+    /// Counts the packets into and out of `decrypt` (the difference failed authentication) and says
+    /// once that some failed: only Janus's address reaches srtpdec (libnice drops the rest), so
+    /// someone on the path forges it.
+    private func countAuthenticationFailures(of decrypt: Element) throws(GStreamerError) {
+        let counters = self.counters, logger = self.logger
+        let arriving = try decrypt.staticPad("rtp_sink").addProbe(.buffer) { _ in
+            if counters.srtpFailures > 0, !counters.srtpFailureSaid.exchange(true, ordering: .relaxed) {
+                logger.warning("room: packets that fail SRTP authentication arrive from the room's media address: someone on the network forges them; they are dropped, and counted in the room's rejected_packets")
+            }
+            counters.srtpIn.add(1, ordering: .relaxed)
+            return .ok
+        }
+        let leaving = try decrypt.staticPad("rtp_src").addProbe(.buffer) { _ in
+            counters.srtpOut.add(1, ordering: .relaxed)
+            return .ok
+        }
+        tokens.withLock { $0 += [arriving, leaving].compactMap { $0 } }
     }
 
     /// The key the DTLS handshake gave for what is received, as a tag check; nil before the handshake.

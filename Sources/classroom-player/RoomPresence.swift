@@ -70,7 +70,7 @@ final class RoomPresence: Sendable {
                  ("participants", .array(room.participants.map(RoomPresence.json))),
                  ("receiving", .bool(reception.receiving)), ("level_db", .maybe(reception.level)),
                  ("seconds", .number(reception.seconds)), ("resyncs", .number(Double(room.input.timelineResyncs))),
-                 ("dropped", .number(Double(room.input.droppedPushes))),
+                 ("dropped", .number(Double(room.input.droppedPushes))), ("rejected_packets", .number(Double(room.rejectedPackets))),
                  ("jitter_buffer_ms", .maybe(reception.jitterBuffer.map { Double($0.milliseconds) }))] + room.input.lateness.fields)
     }
 
