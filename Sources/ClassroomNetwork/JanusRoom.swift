@@ -174,11 +174,11 @@ public final class JanusRoom: Sendable {
         let counters = connection.counters
         return (counters.isReceiving, counters.level.withLock { $0 }, counters.seconds, connection.jitterBuffer.withLock { $0 }?.delay)
     }
-    /// Packets the room's media path dropped: over WebRTC those that failed SRTP authentication
-    /// (this join's), over plain RTP those not of the room's stream.
+    /// Packets the room's media path dropped: over WebRTC those of a new SSRC that failed SRTP
+    /// authentication (this join's), over plain RTP those not of the room's stream.
     public var rejectedPackets: Int {
         if let feed = plain?.feed { return feed.rejectedPackets }
-        return state.withLock { $0.connection }?.counters.srtpFailures ?? 0
+        return state.withLock { $0.connection }?.rejectedPackets ?? 0
     }
     /// Leaves the room and destroys the session (waiting at most a second for a server that is gone
     /// or hangs), then stops sending and receiving and takes the room's input out of the mix.

@@ -33,6 +33,9 @@ final class RoomPeerConnection: Sendable {
     private let peerCheck: DTLSFingerprintCheck
     /// The transport's dtlsdec, whose `decoder-key` the received packets are checked against.
     private let dtlsDecoder = Mutex<Element?>(nil)
+    /// What keeps packets that fail the key's check from srtpdec, once webrtcbin made its srtpdec;
+    /// held as long as the connection runs.
+    private let streamGuard = Mutex<SRTPStreamGuard?>(nil)
 
     /// Builds the connection; `onState` hears webrtcbin's connection-state nicks ("connecting",
     /// "connected", "failed" …) and `onJitterBuffer` each move of an adaptive jitter buffer, on
@@ -113,10 +116,11 @@ final class RoomPeerConnection: Sendable {
                 dtlsDecoder.withLock { $0 = element }
             case "srtpdec":
                 do {
-                    // Counted first: what the guard drops failed authentication like srtpdec's own drops.
-                    try countAuthenticationFailures(of: element)
-                    let streams = try SRTPStreamGuard(element) { [weak self] in self?.receiveKey() }
-                    tokens.withLock { $0.append(streams) }
+                    // Only the address ICE chose reaches srtpdec (libnice drops other sources): a packet failing the key's check there is forged.
+                    let streams = try SRTPStreamGuard(element, key: { [weak self] in self?.receiveKey() }, onFirstRefusal: { [logger] in
+                        logger.warning("room: packets that fail SRTP authentication arrive from the room's media address: someone on the network forges them; they are dropped, and counted in the room's rejected_packets")
+                    })
+                    streamGuard.withLock { $0 = streams }
                     if let held = try peerCheck.hold(element.staticPad("rtp_src")) { tokens.withLock { $0.append(held) } }
                 } catch {
                     logger.error("room: the received media cannot be guarded: \(error)")
@@ -128,24 +132,8 @@ final class RoomPeerConnection: Sendable {
         tokens.withLock { $0.append(added) }
     }
 
-    /// Counts the packets into and out of `decrypt` (the difference failed authentication) and says
-    /// once that some failed: only Janus's address reaches srtpdec (libnice drops the rest), so
-    /// someone on the path forges it.
-    private func countAuthenticationFailures(of decrypt: Element) throws(GStreamerError) {
-        let counters = self.counters, logger = self.logger
-        let arriving = try decrypt.staticPad("rtp_sink").addProbe(.buffer) { _ in
-            if counters.srtpFailures > 0, !counters.srtpFailureSaid.exchange(true, ordering: .relaxed) {
-                logger.warning("room: packets that fail SRTP authentication arrive from the room's media address: someone on the network forges them; they are dropped, and counted in the room's rejected_packets")
-            }
-            counters.srtpIn.add(1, ordering: .relaxed)
-            return .ok
-        }
-        let leaving = try decrypt.staticPad("rtp_src").addProbe(.buffer) { _ in
-            counters.srtpOut.add(1, ordering: .relaxed)
-            return .ok
-        }
-        tokens.withLock { $0 += [arriving, leaving].compactMap { $0 } }
-    }
+    /// Packets of a new SSRC that failed the SRTP key's check before srtpdec.
+    var rejectedPackets: Int { streamGuard.withLock { $0?.refused.load(ordering: .relaxed) } ?? 0 }
 
     /// The key the DTLS handshake gave for what is received, as a tag check; nil before the handshake.
     private func receiveKey() -> SRTPAuthenticator? {
@@ -239,6 +227,7 @@ final class RoomPeerConnection: Sendable {
     func stop() {
         sender.stop()
         tokens.withLock { $0.removeAll() }
+        streamGuard.withLock { $0 = nil }
     }
 
     /// The connection state now ("new", "connecting", "connected", "disconnected", "failed", "closed").

@@ -7,9 +7,10 @@ import TLS
 /// never frees it, not even on `remove-key` (WORKAROUNDS §40); our srtp:// feeds and webrtcbin's
 /// DTLS-SRTP both give the key for any SSRC, so junk with ever new SSRCs grew a kiosk by hundreds
 /// of MB. Here a packet of an SSRC srtpdec has not met is checked first (`SRTPAuthenticator`: its
-/// tag under the session's key) and dropped when it fails (an srtp:// feed counts it with srtpdec's own failures). The SSRCs let through are
-/// capped too: past `admittedLimit` (a sender restarted that often in one class) srtpdec's streams
-/// are all cleared (`clear-keys`, which does free them) and re-made as their packets come.
+/// tag under the session's key) and dropped when it fails, counted in `refused` (an srtp:// feed
+/// counts it with srtpdec's own failures). The SSRCs let through are capped too: past
+/// `admittedLimit` (a sender restarted that often in one class) srtpdec's streams are all cleared
+/// (`clear-keys`, which does free them) and re-made as their packets come.
 final class SRTPStreamGuard: Sendable {
     /// SSRCs srtpdec holds streams for at most.
     static let admittedLimit = 32
@@ -17,14 +18,19 @@ final class SRTPStreamGuard: Sendable {
     /// The session's key check; `key` is asked until it has one (webrtcbin's comes with the DTLS handshake).
     private let authenticator = Mutex<SRTPAuthenticator?>(nil)
     private let key: @Sendable () -> SRTPAuthenticator?
+    private let onFirstRefusal: (@Sendable () -> Void)?
     private let admitted = Mutex<Set<UInt32>>([])
     private let probe = Mutex<PadProbe?>(nil)
+    /// Packets dropped here: of an SSRC srtpdec has not met, failing the check under the key.
+    let refused = Atomic<Int>(0)
     /// Held here: a wrapper made for a signal (webrtcbin's deep-element-added) lives no longer than the call.
     private let decrypt: Element
 
-    /// Guards `decrypt` (an srtpdec) with the key `key` gives; keep the object as long as the element runs.
-    init(_ decrypt: Element, key: @escaping @Sendable () -> SRTPAuthenticator?) throws(GStreamerError) {
+    /// Guards `decrypt` (an srtpdec) with the key `key` gives; keep the object as long as the element
+    /// runs. `onFirstRefusal` hears the first packet refused, on the streaming thread.
+    init(_ decrypt: Element, key: @escaping @Sendable () -> SRTPAuthenticator?, onFirstRefusal: (@Sendable () -> Void)? = nil) throws(GStreamerError) {
         self.key = key
+        self.onFirstRefusal = onFirstRefusal
         self.decrypt = decrypt
         // Streaming thread, before srtpdec's chain function takes its lock: clear-keys is safe here.
         let added = try decrypt.staticPad("rtp_sink").addProbe(.buffer) { [weak self] info in
@@ -48,7 +54,10 @@ final class SRTPStreamGuard: Sendable {
             // No key yet: srtpdec has none either and drops the packet without making a stream.
             return true
         }
-        guard isRTCP ? check.authenticates(rtcp: packet) : check.authenticates(rtp: packet) else { return false }
+        guard isRTCP ? check.authenticates(rtcp: packet) : check.authenticates(rtp: packet) else {
+            if refused.add(1, ordering: .relaxed).newValue == 1 { onFirstRefusal?() }
+            return false
+        }
         let full = admitted.withLock { set -> Bool in
             if set.count >= Self.admittedLimit {
                 set = [ssrc]

@@ -47,6 +47,7 @@ struct JanusWebRTCTests {
         #expect(aHearsItself < bHearsA - 20, "the room's mix leaves A's own voice out: \(aHearsItself) dBFS")
         // What A hears passed the SSRC check under the DTLS-SRTP key first.
         #expect(a.stderr.contains("checked against the DTLS-SRTP key"), "\(a.stderr.suffix(2000))")
+        #expect(!a.stderr.contains("someone on the network forges"), "no forged packet came, none is said: \(a.stderr.suffix(2000))")
         let warning = Fixtures.events(eventsA, named: "room-warning").compactMap { $0["message"] as? String }
         #expect(warning.contains { $0.contains("encrypted (DTLS-SRTP)") && $0.contains("in the clear") }, "\(warning)")
         #expect(Fixtures.events(eventsA, named: "room-lost").isEmpty && Fixtures.events(eventsB, named: "room-silent").isEmpty)
