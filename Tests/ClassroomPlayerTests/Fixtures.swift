@@ -130,6 +130,21 @@ enum Fixtures {
         return value
     }
 
+    /// How long a recording lasts, in seconds (soxi).
+    static func duration(_ url: URL) throws -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
+        process.arguments = ["-D", url.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw PlayerTestError.setupFailed("soxi cannot read \(url.path): \(text)") }
+        return seconds
+    }
+
     /// The median RMS level (dBFS) of 100 ms windows of channel 1 between two times, within a
     /// frequency band: a single click (a lost packet) does not move it, a voice that is there does.
     static func medianBandLevel(_ url: URL, from start: Double, to end: Double, band: ClosedRange<Int>) throws -> Double {

@@ -11,17 +11,17 @@ struct JanusMediaFloodTests {
     @Test("60,000 junk packets per Janus socket, each with a new SSRC and Janus's address, neither grow the kiosk nor break the room: refused before srtpdec makes a stream, counted, and the class hears itself after",
           .enabled(if: WebRTCRoomRig.available, "needs root, iproute2 and a Janus (scripts/janus-server.sh --check)"))
     func forgedSSRCFlood() async throws {
-        let rig = try WebRTCRoomRig(lessonSeconds: 18)
+        let rig = try WebRTCRoomRig(lessonSeconds: 40)
         defer { rig.tearDown() }
         let janus = try await rig.startJanus()
         let timeline = try rig.microphoneOn(at: 0.2)
-        let control = rig.folder.appendingPathComponent("a.sock").path
+        // Both are stopped once the class after the flood is heard, however long the flood took to send.
+        let control = rig.folder.appendingPathComponent("a.sock").path, controlB = rig.folder.appendingPathComponent("b.sock").path
         let wavA = rig.folder.appendingPathComponent("kiosk-a.wav"), wavB = rig.folder.appendingPathComponent("kiosk-b.wav")
-        let startedA = ContinuousClock.now
         let (a, eventsA) = try rig.kiosk("a", room: rig.api(room: 2222) + "&display=kiosk-a",
-                                         ["--mic", rig.repeated(rig.teacher, times: 3).path, "--script", timeline.path, "--output", "wav:\(wavA.path)", "--control", control])
+                                         ["--mic", rig.repeated(rig.teacher, times: 6).path, "--script", timeline.path, "--output", "wav:\(wavA.path)", "--control", control])
         let (b, eventsB) = try rig.kiosk("b", room: rig.api(room: 2222) + "&display=kiosk-b",
-                                         ["--mic", rig.repeated(rig.student, times: 3).path, "--script", timeline.path, "--output", "wav:\(wavB.path)"])
+                                         ["--mic", rig.repeated(rig.student, times: 6).path, "--script", timeline.path, "--output", "wav:\(wavB.path)", "--control", controlB])
         let joined = await waitUntil(timeout: .seconds(15)) {
             !Fixtures.events(eventsA, named: "room-joined").isEmpty && !Fixtures.events(eventsB, named: "room-joined").isEmpty
         }
@@ -38,17 +38,21 @@ struct JanusMediaFloodTests {
         let spoof = try rig.startBesideJanus(["/usr/bin/python3", Fixtures.root.appendingPathComponent("scripts/udp-spoof.py").path,
                                               janusSockets.joined(separator: ","), kioskSockets.joined(separator: ","), "60000"], log: spoofLog)
         await Fixtures.finish(spoof, within: .seconds(30), "the spoofer")
-        let floodEnded = ContinuousClock.now - startedA
+        let floodEnded = ContinuousClock.now
         let after = HostileSender.peakMemory(of: pid)
-        try await Task.sleep(for: .milliseconds(500))
+        try await Task.sleep(for: .seconds(5))
         let status = try? ControlClient(path: control).ask(#"{"do":"status"}"#)
         let room = status?["room"] as? [String: Any]
-        let statusA = try await a.exitStatus(within: .seconds(40)), statusB = try await b.exitStatus(within: .seconds(40))
+        let since = ContinuousClock.now - floodEnded
+        _ = try? ControlClient(path: control).ask(#"{"do":"stop"}"#)
+        _ = try? ControlClient(path: controlB).ask(#"{"do":"stop"}"#)
+        let statusA = try await a.exitStatus(within: .seconds(20)), statusB = try await b.exitStatus(within: .seconds(20))
 
+        // Each output ends where its kiosk was stopped: the flood ended `since` before that.
         let sent = (try? String(contentsOf: spoofLog, encoding: .utf8)) ?? ""
-        let from = Double(floodEnded.components.seconds) + Double(floodEnded.components.attoseconds) / 1e18
-        let aHearsB = try Fixtures.bandLevel(wavA, from: from, to: 17.5, band: WebRTCRoomRig.studentBand)
-        let bHearsA = try Fixtures.bandLevel(wavB, from: from, to: 17.5, band: WebRTCRoomRig.teacherBand)
+        let seconds = Double(since.components.seconds) + Double(since.components.attoseconds) / 1e18
+        let aHearsB = try Fixtures.bandLevel(wavA, from: Fixtures.duration(wavA) - seconds, to: Fixtures.duration(wavA) - 0.5, band: WebRTCRoomRig.studentBand)
+        let bHearsA = try Fixtures.bandLevel(wavB, from: Fixtures.duration(wavB) - seconds, to: Fixtures.duration(wavB) - 0.5, band: WebRTCRoomRig.teacherBand)
         let rejected = room?["rejected_packets"] as? Int ?? -1
         print("FIGURE a flood forged from Janus's address (\(sent.trimmingCharacters(in: .whitespacesAndNewlines)) from \(janusSockets) to \(kioskSockets)): "
               + "A's peak RSS \(before / 1024) -> \(after / 1024) MB, \(rejected) packets rejected, connection \(room?["connection"] ?? "-"); "
