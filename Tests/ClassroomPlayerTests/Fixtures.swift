@@ -114,15 +114,7 @@ enum Fixtures {
 
     /// The RMS level (dBFS) of channel 1 of a WAV between two times, within a frequency band (sox's sinc filter and stats).
     static func bandLevel(_ url: URL, from start: Double, to end: Double, band: ClosedRange<Int>) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        process.arguments = [url.path, "-n", "trim", "\(start)", "=\(end)", "remix", "1", "sinc", "\(band.lowerBound)-\(band.upperBound)", "stats"]
-        let output = Pipe()
-        process.standardError = output
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try output(of: "/usr/bin/sox", [url.path, "-n", "trim", "\(start)", "=\(end)", "remix", "1", "sinc", "\(band.lowerBound)-\(band.upperBound)", "stats"], from: .standardError)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("RMS lev dB") }),
               let value = line.split(separator: " ").last.flatMap({ Double($0) }) else {
             return text.contains("RMS lev dB") ? -.infinity : -200
@@ -132,17 +124,26 @@ enum Fixtures {
 
     /// How long a recording lasts, in seconds (soxi).
     static func duration(_ url: URL) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
-        process.arguments = ["-D", url.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try output(of: "/usr/bin/soxi", ["-D", url.path])
         guard let seconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw PlayerTestError.setupFailed("soxi cannot read \(url.path): \(text)") }
         return seconds
+    }
+
+    /// Which of a helper's outputs `output(of:)` reads.
+    enum Stream { case standardOutput, standardError }
+
+    /// What a helper that ends by itself writes on `stream` (the other is discarded), once it ended.
+    static func output(of executable: String, _ arguments: [String], from stream: Stream = .standardOutput) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = stream == .standardOutput ? pipe : FileHandle.nullDevice
+        process.standardError = stream == .standardError ? pipe : FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text
     }
 
     /// The median RMS level (dBFS) of 100 ms windows of channel 1 between two times, within a

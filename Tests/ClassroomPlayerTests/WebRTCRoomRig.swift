@@ -94,15 +94,7 @@ final class WebRTCRoomRig: @unchecked Sendable {
     /// The UDP sockets (ADDRESS:PORT) bound to `address` in `namespace` whose owner `ss` names
     /// with `owner` (`"janus"` or `pid=N,`): a WebRTC peer's media sockets.
     func udpSockets(in namespace: String, address: String, owner: String) throws -> [String] {
-        let listing = Process()
-        listing.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        listing.arguments = net.exec(in: namespace, ["/usr/bin/ss", "-uanpH"])
-        let output = Pipe()
-        listing.standardOutput = output
-        listing.standardError = FileHandle.nullDevice
-        try listing.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        listing.waitUntilExit()
+        let text = try Fixtures.output(of: "/usr/sbin/ip", net.exec(in: namespace, ["/usr/bin/ss", "-uanpH"]))
         return text.split(separator: "\n").filter { $0.contains(owner) }.compactMap { line in
             line.split(separator: " ", omittingEmptySubsequences: true).map(String.init).first { $0.hasPrefix(address + ":") }
         }
