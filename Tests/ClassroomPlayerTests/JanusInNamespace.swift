@@ -25,6 +25,10 @@ final class JanusInNamespace: @unchecked Sendable {
     }
 
     /// What Janus logged so far.
+    /// Janus's own process id: `ip netns exec` and janus-server.sh exec it in place. Its name is
+    /// not Janus's in the Debian 13 lane, which runs the host's Janus through its own loader.
+    var pid: Int32 { process.processIdentifier }
+
     var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
     /// Waits (up to 10 s) until the HTTP (or HTTPS) API is up.

@@ -30,9 +30,9 @@ struct JanusMediaFloodTests {
 
         // Every Janus media socket as the source, to every one of A's: only the pair ICE chose gets through libnice.
         let pid = a.process.processIdentifier
-        let janusSockets = try rig.udpSockets(in: rig.net.server, address: rig.net.serverAddress, owner: "\"janus\"")
+        let janusSockets = try rig.udpSockets(in: rig.net.server, address: rig.net.serverAddress, owner: "pid=\(janus.pid),")
         let kioskSockets = try rig.udpSockets(in: rig.net.kiosks, address: rig.net.kioskAddress, owner: "pid=\(pid),")
-        #expect(!janusSockets.isEmpty && !kioskSockets.isEmpty, "Janus's sockets \(janusSockets), A's \(kioskSockets)")
+        try #require(!janusSockets.isEmpty && !kioskSockets.isEmpty, "Janus's sockets \(janusSockets), A's \(kioskSockets)")
         let before = HostileSender.peakMemory(of: pid)
         let spoofLog = rig.folder.appendingPathComponent("spoof.log")
         let spoof = try rig.startBesideJanus(["/usr/bin/python3", Fixtures.root.appendingPathComponent("scripts/udp-spoof.py").path,

@@ -92,7 +92,7 @@ final class WebRTCRoomRig: @unchecked Sendable {
     }
 
     /// The UDP sockets (ADDRESS:PORT) bound to `address` in `namespace` whose owner `ss` names
-    /// with `owner` (`"janus"` or `pid=N,`): a WebRTC peer's media sockets.
+    /// with `owner` (`pid=N,`): a WebRTC peer's media sockets.
     func udpSockets(in namespace: String, address: String, owner: String) throws -> [String] {
         let text = try Fixtures.output(of: "/usr/sbin/ip", net.exec(in: namespace, ["/usr/bin/ss", "-uanpH"]))
         return text.split(separator: "\n").filter { $0.contains(owner) }.compactMap { line in
