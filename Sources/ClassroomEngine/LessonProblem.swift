@@ -33,9 +33,10 @@ public enum LessonProblem: String, Sendable, Hashable, CaseIterable {
         case ("gst-resource-error-quark", 3): return .notFound                 // NOT_FOUND
         case ("gst-resource-error-quark", 5), ("gst-resource-error-quark", 9),
              ("gst-resource-error-quark", 15): return .unreadable               // OPEN_READ, READ, NOT_AUTHORIZED
-        case ("gst-stream-error-quark", 4): return .notMedia                    // TYPE_NOT_FOUND
-        case ("gst-stream-error-quark", 5), ("gst-stream-error-quark", 7),
-             ("gst-stream-error-quark", 9), ("gst-stream-error-quark", 11): return .damaged  // WRONG_TYPE, DECODE, DEMUX, FORMAT
+        // WRONG_TYPE: recognised, but as no media (decodebin: "This appears to be a text file").
+        case ("gst-stream-error-quark", 4), ("gst-stream-error-quark", 5): return .notMedia   // TYPE_NOT_FOUND, WRONG_TYPE
+        case ("gst-stream-error-quark", 7), ("gst-stream-error-quark", 9),
+             ("gst-stream-error-quark", 11): return .damaged                                 // DECODE, DEMUX, FORMAT
         case ("gst-stream-error-quark", 6), ("gst-core-error-quark", 12): return .noDecoder  // CODEC_NOT_FOUND, MISSING_PLUGIN
         default: return .other
         }

@@ -17,6 +17,12 @@ public final class ElementFactory: Object {
     /// True when an element of this kind can be made here.
     public static func isAvailable(_ name: String) -> Bool { (try? find(name)) != nil }
 
+    /// True when some installed source element reads `scheme://` URIs (wraps `gst_uri_protocol_is_supported`).
+    public static func hasSource(forScheme scheme: String) -> Bool {
+        guard (try? GStreamer.initialize()) != nil else { return false }
+        return gst_uri_protocol_is_supported(GST_URI_SRC, scheme) != 0
+    }
+
     /// Makes an element, setting `properties` in order: the one way to make an element. Construct-only
     /// properties such as `audiomixer force-live` are passed at construction, and a wrong name,
     /// type or range is an error here (wraps `gst_element_factory_make_with_properties`).

@@ -117,6 +117,9 @@ enum JSON: Sendable, Equatable {
         out += "\""
     }
 
-    /// Parses one JSON text strictly (`JSONParser`); throws with the reason.
-    static func parse(_ text: String) throws(CommandError) -> JSON { try JSONParser.parse(text) }
+    /// Parses one JSON text strictly (`JSONParser`); throws with the reason, ending a syntax error
+    /// with `hint` (what the text should look like).
+    static func parse(_ text: String, hint: String = "send one JSON object per line") throws(CommandError) -> JSON {
+        try JSONParser.parse(text, hint: hint)
+    }
 }

@@ -9,9 +9,10 @@ struct JSONParser {
     /// Deeper nesting is refused: no command needs more than a few levels.
     static let maximumDepth = 32
 
-    /// Parses one JSON text.
-    static func parse(_ text: String) throws(CommandError) -> JSON {
-        var parser = JSONParser(bytes: Array(text.utf8))
+    /// Parses one JSON text; a syntax error says where it is and ends with `hint` (what the text
+    /// should look like: a control line and a timeline differ).
+    static func parse(_ text: String, hint: String) throws(CommandError) -> JSON {
+        var parser = JSONParser(bytes: Array(text.utf8), hint: hint)
         parser.skipSpace()
         let value = try parser.value()
         parser.skipSpace()
@@ -19,10 +20,24 @@ struct JSONParser {
         return value
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private let hint: String
+
+    private init(bytes: [UInt8], hint: String) {
+        self.bytes = bytes
+        self.hint = hint
+    }
 
     private func failure(_ what: String) -> CommandError {
-        CommandError(.badRequest, "not valid JSON (\(what) at byte \(index + 1)); send one JSON object per line")
+        CommandError(.badRequest, "not valid JSON (\(what) at \(position)); \(hint)")
+    }
+
+    /// Where the parser stands: a byte on one line, a line and column in a file of several.
+    private var position: String {
+        let before = bytes[..<min(index, bytes.count)]
+        guard bytes.contains(0x0A) else { return "byte \(index + 1)" }
+        let line = before.count(where: { $0 == 0x0A }) + 1
+        let column = before.count - ((before.lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0) + 1
+        return "line \(line), column \(column)"
     }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }

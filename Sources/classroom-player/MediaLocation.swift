@@ -1,4 +1,5 @@
 import Foundation
+import GStreamer
 
 /// Turns what the user typed (a path or a URI) into a URI GStreamer can open.
 enum MediaLocation {
@@ -14,10 +15,16 @@ enum MediaLocation {
            scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) {
             let lower = scheme.lowercased()
             if let schemes, !schemes.contains(lower) {
-                throw PlayerError.unreadableInput(role: role, path: argument,
-                                                  reason: "\(lower):// is not a scheme the player opens (it opens \(schemes.map { "\($0)://" }.joined(separator: ", ")))")
+                throw PlayerError.cannotUse(role: role, what: argument,
+                                            reason: "\(lower):// is not a scheme the player opens (it opens \(schemes.map { "\($0)://" }.joined(separator: ", ")))")
             }
-            guard lower == "file" else { return argument }
+            if lower != "file" {
+                // uridecodebin reports a scheme nothing reads as a missing plugin, which reads like a missing decoder.
+                guard ElementFactory.hasSource(forScheme: lower) else {
+                    throw PlayerError.cannotUse(role: role, what: argument, reason: "no GStreamer source here reads \(lower):// addresses; check the address (file://, http://, https:// and rtsp:// are read with gstreamer1.0-plugins-good)")
+                }
+                return argument
+            }
             guard let local = URL(string: argument), local.isFileURL else {
                 throw PlayerError.unreadableInput(role: role, path: argument, reason: "it is not a valid file:// URI")
             }

@@ -25,7 +25,7 @@ struct PeerArgument: Sendable, Equatable {
             let id = String(argument[..<equals])
             if !id.contains("/"), !id.contains(":") {
                 guard isValidID(id) else {
-                    throw .unreadableInput(role: "live feed", path: argument, reason: "'\(id)' is not a peer id: use 1 to 32 letters, digits, '-' or '_', e.g. teacher=rtp://0.0.0.0:5004")
+                    throw .cannotUse(role: "live feed", what: argument, reason: "'\(id)' is not a peer id: use 1 to 32 letters, digits, '-' or '_', e.g. teacher=rtp://0.0.0.0:5004")
                 }
                 return PeerArgument(id: id, source: try resolve(String(argument[argument.index(after: equals)...])))
             }
@@ -42,14 +42,14 @@ struct PeerArgument: Sendable, Equatable {
         }
         let uri = try MediaLocation.uri(for: argument, role: "live feed")
         guard uri.hasPrefix("file://") else {
-            throw .unreadableInput(role: "live feed", path: argument,
+            throw .cannotUse(role: "live feed", what: argument,
                                    reason: "the scheme is not one of rtp, \(networkSchemes.joined(separator: ", ")) or a file")
         }
         if lower.hasSuffix(".sdp") {
             do {
                 return .sessionDescription(try SessionDescription.load(path: argument))
             } catch {
-                throw .unreadableInput(role: "live feed", path: argument, reason: PeerArgument.reason(error))
+                throw .cannotUse(role: "live feed", what: argument, reason: PeerArgument.reason(error))
             }
         }
         return .file(path: argument, uri: uri)
@@ -63,7 +63,7 @@ struct PeerArgument: Sendable, Equatable {
                              : "an RTP feed is rtp://HOST:PORT, e.g. rtp://127.0.0.1:5004, with ?pt=N to accept only payload type N"
         guard let components = URLComponents(string: argument), let host = components.host, !host.isEmpty,
               let port = components.port, (1...65_535).contains(port) else {
-            throw .unreadableInput(role: "live feed", path: argument, reason: example)
+            throw .cannotUse(role: "live feed", what: argument, reason: example)
         }
         var pinned: Int?
         var key: SRTPKey?
@@ -72,24 +72,24 @@ struct PeerArgument: Sendable, Equatable {
                 do {
                     key = try SRTPKey(file: item.value ?? "")
                 } catch {
-                    throw .unreadableInput(role: "live feed", path: argument, reason: PeerArgument.reason(error))
+                    throw .cannotUse(role: "live feed", what: argument, reason: PeerArgument.reason(error))
                 }
                 continue
             }
             guard item.name == "pt" else {
-                throw .unreadableInput(role: "live feed", path: argument, reason: "'\(item.name)' is not an option of an \(secure ? "SRTP feed (pt, key-file)" : "RTP feed (only pt)")")
+                throw .cannotUse(role: "live feed", what: argument, reason: "'\(item.name)' is not an option of an \(secure ? "SRTP feed (pt, key-file)" : "RTP feed (only pt)")")
             }
             guard let value = item.value.flatMap({ Int($0) }), (96...127).contains(value) else {
-                throw .unreadableInput(role: "live feed", path: argument, reason: "pt is the dynamic payload type the Opus sender uses, 96 to 127 (WebRTC uses 111), not '\(item.value ?? "")'")
+                throw .cannotUse(role: "live feed", what: argument, reason: "pt is the dynamic payload type the Opus sender uses, 96 to 127 (WebRTC uses 111), not '\(item.value ?? "")'")
             }
             pinned = value
         }
         let address = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-:"))
         guard address.unicodeScalars.allSatisfy(allowed.contains) else {
-            throw .unreadableInput(role: "live feed", path: argument, reason: "'\(host)' is not a host name or address to listen on")
+            throw .cannotUse(role: "live feed", what: argument, reason: "'\(host)' is not a host name or address to listen on")
         }
-        if secure, key == nil { throw .unreadableInput(role: "live feed", path: argument, reason: example) }
+        if secure, key == nil { throw .cannotUse(role: "live feed", what: argument, reason: example) }
         return .rtp(address: address, port: port, payloadType: pinned, key: key)
     }
 

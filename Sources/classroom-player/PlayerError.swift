@@ -32,13 +32,17 @@ enum PlayerError: Error, CustomStringConvertible {
             let list = available.isEmpty ? "none are connected" : "connected: \(available.joined(separator: ", "))"
             return "There is no \(role) called '\(name)' (\(list)). 'classroom-player devices' lists them; use auto for the route's choice."
         case .noSoundServer(let option):
-            return "No sound server (PulseAudio or PipeWire) answered, and \(option) needs one. Start one (systemctl --user start pipewire-pulse, or pulseaudio), give it time with --wait-for-server SECONDS, or use --output wav:PATH, --output null or --output auto."
+            // The way around the server is the option's own: a microphone has no WAV output.
+            let without = option.hasPrefix("--mic") ? "--mic none or --mic FILE (a recording as the microphone)" : "--output wav:PATH, --output null or --output auto"
+            return "No sound server (PulseAudio or PipeWire) answered, and \(option) needs one. Start one (systemctl --user start pipewire-pulse, or pulseaudio), give it time with --wait-for-server SECONDS, or use \(without)."
         case .cannotWrite(let role, let path, let reason):
             return "Cannot create the \(role) '\(path)': \(reason). Choose another path."
         case .controlSocket(let path, let reason):
             return "Cannot open the control socket '\(path)': \(reason)."
         case .lessonFailed(let why):
-            return "The lesson cannot be played: \(why) ('classroom-player probe LESSON' says what is in it)."
+            // The engine's own reason usually says so already.
+            let said = why.hasPrefix("The lesson cannot be played") ? why : "The lesson cannot be played: \(why)"
+            return "\(said) ('classroom-player probe LESSON' says what is in it)."
         case .engineFailed(let why):
             return "The audio engine failed: \(why)"
         case .cannotUse(let role, let what, let reason):

@@ -54,10 +54,9 @@ struct Timeline: Sendable, Equatable {
 
     /// Parses timeline text.
     static func parse(_ text: String) throws(CommandError) -> Timeline {
-        let root = try JSON.parse(text)
-        guard case .array(let items) = root else {
-            throw CommandError(.badRequest, "a timeline is a JSON array of steps like [{\"at\": 2, \"do\": \"mic\", \"on\": true}], not \(root.typeName)")
-        }
+        let shape = "a timeline is one JSON array of steps, like [{\"at\": 2, \"do\": \"mic\", \"on\": true}]"
+        let root = try JSON.parse(text, hint: shape)
+        guard case .array(let items) = root else { throw CommandError(.badRequest, "\(shape), not \(root.typeName)") }
         var steps: [Step] = []
         for (index, item) in items.enumerated() {
             let number = index + 1

@@ -47,6 +47,11 @@ struct ReliabilityTests {
             try bytes.write(to: file)
             return file.absoluteString
         }, expected: .unplayable(.notMedia, mentioning: "type")),
+        LessonRow(name: "a text file named .mp4 (decodebin: WRONG_TYPE)", make: { dir in
+            let file = dir.appendingPathComponent("notes.mp4")
+            try String(repeating: "Page 12: the little red hen plants the wheat all by herself.\n", count: 40).write(to: file, atomically: true, encoding: .utf8)
+            return file.absoluteString
+        }, expected: .unplayable(.notMedia, mentioning: "text file")),
         LessonRow(name: "audio-only lesson", make: { _ in samplesURL.appendingPathComponent("live-feed.ogg").absoluteString },
                   expected: .plays(audio: true, video: false)),
         LessonRow(name: "video-only lesson", make: { dir in
