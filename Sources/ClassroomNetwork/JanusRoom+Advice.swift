@@ -33,11 +33,24 @@ extension JanusRoom {
         case .janus(let code, let reason):
             return "Janus refused: \(reason) (\(code))"
         case .untrusted(let why):
-            return "https://\(address.host):\(address.port) \(why); give ca=FILE (the PEM of the CA that signed the server's certificate) in the room URI, "
-                + "or give the server a certificate for \(address.host) that \(address.trust?.description ?? "the system's CAs") trust"
+            return untrusted(why, address: address)
         case .unreachable, .serverError, .local:
             return failure.description
         }
+    }
+
+    /// A certificate for another name wants another certificate (or name), not a CA; one that the
+    /// CA in ca= did not sign wants the CA that did, and without ca= the system's CAs are the ones asked.
+    private static func untrusted(_ why: String, address: JanusRoomAddress) -> String {
+        let server = "https://\(address.host):\(address.port) \(why)"
+        // OpenSSL's words for X509_V_ERR_HOSTNAME_MISMATCH and X509_V_ERR_IP_ADDRESS_MISMATCH.
+        if why.contains("hostname mismatch") || why.contains("IP address mismatch") {
+            return "\(server); its certificate is for another name: give the server a certificate that names \(address.host) (subjectAltName), or join it by a name its certificate has"
+        }
+        if let caFile = address.trust?.caFile {
+            return "\(server); the CA in \(caFile) did not sign it: give ca= the PEM of the CA that did, or give the server a certificate signed by the CA in \(caFile)"
+        }
+        return "\(server); give ca=FILE (the PEM of the CA that signed the server's certificate) in the room URI, or give the server a certificate for \(address.host) that the system's CAs trust"
     }
 
     /// A 403 names the credential Janus refused: the token, the API secret, or (with both sent, since
