@@ -15,6 +15,7 @@ struct ClassroomPlayer: ParsableCommand {
             EXIT STATUS:
             \(ExitStatus.helpTable)
             """,
+        version: Release.description,
         subcommands: [Play.self, Devices.self, Probe.self],
         defaultSubcommand: Play.self
     )
