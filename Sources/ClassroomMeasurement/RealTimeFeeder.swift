@@ -16,24 +16,23 @@ public final class RealTimeFeeder: Sendable {
     private let joined = Atomic<Bool>(false)
     /// Ticks that started more than 10 ms after their deadline.
     public let lateTicks = Atomic<Int>(0)
-    /// Whether the thread got the real-time priority it asked for (false when none was asked).
-    public let realtime = Atomic<Bool>(false)
 
     /// Starts ticking `count` times (0: until stopped).
     public init(count: Int = 0, period: UInt64 = 10_000_000, realtimePriority: Int32? = nil, tick: @escaping @Sendable (Int) -> Void) {
-        let start = Self.monotonicNanoseconds()
+        let start = ProcessMeters.monotonicNanoseconds()
         Thread.detachNewThread { [self] in
             if let realtimePriority {
                 var parameters = sched_param()
                 parameters.sched_priority = realtimePriority
-                realtime.store(pthread_setschedparam(pthread_self(), SCHED_RR, &parameters) == 0, ordering: .relaxed)
+                // Refused (no rtprio right): the ticks run at normal priority, and `lateTicks` says how that went.
+                _ = pthread_setschedparam(pthread_self(), SCHED_RR, &parameters)
             }
             var index = 0
             while running.load(ordering: .relaxed), count == 0 || index < count {
                 let deadline = start + UInt64(index) * period
                 var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
                 while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
-                if Self.monotonicNanoseconds() > deadline + period { lateTicks.add(1, ordering: .relaxed) }
+                if ProcessMeters.monotonicNanoseconds() > deadline + period { lateTicks.add(1, ordering: .relaxed) }
                 tick(index)
                 index += 1
             }
@@ -50,11 +49,5 @@ public final class RealTimeFeeder: Sendable {
     /// Waits until the thread has finished (all `count` ticks run, or stopped).
     public func join() {
         if !joined.exchange(true, ordering: .acquiringAndReleasing) { finished.wait() }
-    }
-
-    private static func monotonicNanoseconds() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }

@@ -1,3 +1,4 @@
+import ClassroomMeasurement
 import Synchronization
 
 /// Remembers the CLOCK_MONOTONIC time of the first event after it was armed; written from

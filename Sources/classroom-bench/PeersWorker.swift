@@ -1,5 +1,6 @@
 import ArgumentParser
 import ClassroomNetwork
+import ClassroomMeasurement
 import Foundation
 import GStreamer
 
