@@ -1,3 +1,4 @@
+import ClassroomEngine
 import Foundation
 
 /// What the player can fail with before or while playing, worded for the person at the kiosk:
@@ -16,7 +17,7 @@ enum PlayerError: Error, CustomStringConvertible {
     /// The control socket could not be opened.
     case controlSocket(path: String, reason: String)
     /// The lesson could not be played.
-    case lessonFailed(String)
+    case lessonFailed(EngineError)
     /// The engine failed to start or stopped with an error.
     case engineFailed(String)
     /// Something named on the command line (a feed, an uplink) cannot be used as given.
@@ -39,9 +40,13 @@ enum PlayerError: Error, CustomStringConvertible {
             return "Cannot create the \(role) '\(path)': \(reason). Choose another path."
         case .controlSocket(let path, let reason):
             return "Cannot open the control socket '\(path)': \(reason)."
-        case .lessonFailed(let why):
-            // The engine's own reason usually says so already.
-            let said = why.hasPrefix("The lesson cannot be played") ? why : "The lesson cannot be played: \(why)"
+        case .lessonFailed(let error):
+            // The engine's lesson errors begin with "The lesson cannot be played" themselves.
+            let said: String
+            switch error {
+            case .lessonFailed, .lessonUnplayable: said = error.description
+            default: said = "The lesson cannot be played: \(error.description)"
+            }
             return "\(said) ('classroom-player probe LESSON' says what is in it)."
         case .engineFailed(let why):
             return "The audio engine failed: \(why)"

@@ -182,7 +182,7 @@ final class PlayerRun: Sendable {
             state.withLock { if $0.lessonState == .loading { $0.lessonState = .playing } }
         } catch {
             // A lesson that cannot play ends the class only when nothing live is going on.
-            guard classIsLive else { throw .lessonFailed(error.description) }
+            guard classIsLive else { throw .lessonFailed(error) }
             commands.sync { lessonBroke(error.description) }
         }
         // Listening before "started" goes out, so a client that saw it can connect; it is served
