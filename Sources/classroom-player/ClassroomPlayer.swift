@@ -20,11 +20,11 @@ struct ClassroomPlayer: ParsableCommand {
         defaultSubcommand: Play.self
     )
 
-    /// argument-parser's own main, except that under the service a usage error also names the
-    /// settings variable the bad value came from.
+    /// argument-parser's own main, except that `--mic-on=yes|no` is read too (YesNoFlags), and
+    /// that under the service a usage error also names the settings variable the bad value came from.
     static func main() {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(YesNoFlags.normalized(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch {
             let status = exitCode(for: error)

@@ -73,7 +73,7 @@ enum Command: Sendable, Equatable {
         Verb(name: "resume", fields: [], summary: "resume the lesson", timeline: true),
         Verb(name: "seek", fields: [Field(name: "position", type: "SECONDS", required: true)], summary: "seek the lesson", timeline: true),
         Verb(name: "load", fields: [Field(name: "lesson", type: "PATH|URI", required: true)],
-             summary: "replace the lesson with another, played from its start (the run then ends when that one ends)", timeline: true),
+             summary: "replace the lesson with another, played from its start (--after-lesson then applies to that one)", timeline: true),
         Verb(name: "route", fields: [Field(name: "override", type: "\"speaker\"|\"none\"", required: true)],
              summary: "force the built-in speaker until the next route change, or remove the override", timeline: true),
         Verb(name: "lease", fields: [Field(name: "owner", type: "NAME", required: true),

@@ -91,8 +91,8 @@ extension Play {
             videoOutput = .discard
             snapshots = (url, snapshotInterval ?? 1)
         }
-        return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, uplink: uplinkDestinations,
-                            uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone,
+        return PlaySettings(lessonURI: lessonURI, peers: peers, untilLiveEnds: untilLiveEnds, afterLesson: afterLesson,
+                            uplink: uplinkDestinations, uplinkSDPPath: uplinkSdp, room: roomAddress, microphone: microphone, micOnAtStart: micOn,
                             output: target, video: videoOutput, snapshots: snapshots,
                             timeline: timeline, controlPath: control, readsStdin: !noStdin, files: files, audioTrack: track, rate: rate,
                             jitterBuffer: jitterBuffer.map { .fixed(.milliseconds($0)) } ?? PeerFeed.defaultJitterBuffer,

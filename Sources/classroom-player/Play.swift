@@ -21,8 +21,13 @@ struct Play: ParsableCommand {
         valueName: "[id=]feed"))
     var live: [String] = []
 
-    @Flag(name: .long, help: "Keep playing after the lesson until every live feed ends too.")
+    @Flag(name: .long, help: "Keep playing after the lesson until every live feed ends too (with --after-lesson exit).")
     var untilLiveEnds = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "What happens when the lesson ends: exit (the run ends), stay (the class goes on with its live feeds, room and microphone until stopped; 'load' starts another lesson), or loop (the lesson plays again from its start).",
+        valueName: "exit|stay|loop"))
+    var afterLesson: AfterLesson = .exit
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the processed microphone goes. Repeatable.",
@@ -46,6 +51,11 @@ struct Play: ParsableCommand {
         discussion: "A named source is the user's choice: it stays the microphone while it is connected; when it goes away the route's input takes over (event device-choice-ended).",
         valueName: "auto|device|file|none"), transform: MicChoice.parse)
     var mic: MicChoice = .auto
+
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Connect the microphone at start, as a first {\"do\":\"mic\",\"on\":true} would; also --mic-on=yes|no.",
+        discussion: "When no microphone can be opened then, the class goes on without it and the 'microphone-failed' event says why; 'mic' connects it later."))
+    var micOn = false
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the mix goes: auto (the sound server's default output, else a WAV at --fallback-wav), default (the sound server's default only), a sound-server sink name, wav:PATH, or null.",
@@ -125,6 +135,10 @@ struct Play: ParsableCommand {
             throw ValidationError("--jitter-buffer is from 10 to 1000 ms, not \(jitterBuffer)")
         }
         if untilLiveEnds, live.isEmpty { throw ValidationError("--until-live-ends needs --live FEED") }
+        if untilLiveEnds, afterLesson != .exit {
+            throw ValidationError("--until-live-ends ends the run after the live feeds; with --after-lesson \(afterLesson.rawValue) the run does not end with the lesson, so leave one out")
+        }
+        if micOn, mic == .none { throw ValidationError("--mic-on needs a microphone, and --mic is none") }
         if live.count > PeerRoster.maximum { throw ValidationError("--live is given \(live.count) times; \(PeerRoster.limitReason)") }
         if uplinkSdp != nil, !uplink.contains(where: { $0.lowercased().hasPrefix("rtp://") || $0.lowercased().hasPrefix("srtp://") }) {
             throw ValidationError("--uplink-sdp needs an RTP uplink (--uplink rtp://HOST:PORT or srtp://HOST:PORT?key-file=FILE)")

@@ -26,10 +26,10 @@ enum PlayHelp {
         \(errors)
 
         EVENTS: JSON lines on standard error, or in --events PATH: {"t": seconds since play \
-        started, "event": NAME, ...}. Names: started, step, lesson-ended, lesson-paused, \
+        started, "event": NAME, ...}. Names: started, step, lesson-ended, lesson-looped (count), lesson-paused, \
         lesson-resumed, lesson-seeked, lesson-failed, live-started, live-receiving (first audio), live-latched (the RTP sender a \
         port plays), live-rejected (packets of another sender or payload type, said once per kind), live-ended, live-failed, \
-        microphone, configuration-changed, route-changed, volume-changed, ducking-changed, \
+        microphone, microphone-failed (--mic-on could not connect it), configuration-changed, route-changed, volume-changed, ducking-changed, \
         activation-changed, interruption-began, interruption-ended, lesson-pause-requested, \
         policy-corrected, alarm (with code, number, owner, message, context), alarm-cleared, \
         media-services-lost, media-services-reset, engine-error, output-lost, device-choice-ended, \

@@ -31,6 +31,8 @@ struct PlaySettings: Sendable {
     let peers: [(id: String, source: PeerSource)]
     /// Keep playing until every live feed ends too.
     let untilLiveEnds: Bool
+    /// What the run does when the lesson ends.
+    let afterLesson: AfterLesson
     /// Where the processed microphone goes besides the uplink callback (empty: nowhere).
     let uplink: [UplinkDestination]
     /// Where the RTP uplink's session description is written.
@@ -39,6 +41,8 @@ struct PlaySettings: Sendable {
     let room: JanusRoomAddress?
     /// The microphone.
     let microphone: Microphone
+    /// Whether the microphone is connected at start.
+    let micOnAtStart: Bool
     /// Where the mix goes.
     let output: OutputTarget
     /// The lesson's picture.

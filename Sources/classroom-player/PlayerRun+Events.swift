@@ -20,9 +20,7 @@ extension PlayerRun {
                     lessonBroke("the lesson ended at \(String(format: "%.1f", position)) s of its \(String(format: "%.1f", duration)) s: the file is truncated or damaged")
                     return
                 }
-                state.withLock { $0.lessonState = .ended }
-                events.emit("lesson-ended", [("position", .maybe(position))])
-                checkCompletion()
+                lessonEnded(lesson, at: position)
             case .failed(let why):
                 // While it loads, `startPlaying` reports the failure, classified, once.
                 guard state.withLock({ $0.lessonState }) != .loading else { return }

@@ -19,6 +19,8 @@ final class PlayerRun: Sendable {
         var lesson: LessonPlayer?
         var lessonURI: String
         var lessonState = LessonState.loading
+        /// How often `--after-lesson loop` played the lesson again.
+        var loops = 0
         /// Why the lesson could not play or broke, when it did (the final exit status says so).
         var lessonFailure: String?
         /// Why an output file (the uplink WAV) could not be written, when one could not (exit 2).
@@ -209,6 +211,7 @@ final class PlayerRun: Sendable {
             ("output_buffer_ms", .number(Double(controller.engine.outputBuffer.size.milliseconds))),
             ("output_latency_ms", .number(Double(controller.engine.outputLatency.milliseconds))),
         ])
+        if settings.micOnAtStart { commands.sync { connectMicrophoneAtStart() } }
         if let snapshots = settings.snapshots { startSnapshots(snapshots) }
         if let steps = settings.timeline {
             timeline.schedule(steps, isRunning: { [weak self] in self?.isEnding == false },
@@ -242,7 +245,7 @@ final class PlayerRun: Sendable {
         let done = state.withLock { state -> Bool in
             let liveDone = !settings.untilLiveEnds || peers.allDone
             switch state.lessonState {
-            case .ended: return liveDone && stepsPending == 0
+            case .ended: return settings.afterLesson == .exit && liveDone && stepsPending == 0
             // A broken lesson left the class to its live parts: it ends with them (--until-live-ends, no room) or on stop.
             case .failed: return settings.untilLiveEnds && peers.allDone && !roomGoesOn(state) && stepsPending == 0
             default: return false

@@ -9,7 +9,7 @@ struct UnitSettings {
     /// The option each variable becomes in the unit's ExecStart.
     static let variables: [(option: String, variable: String)] = [
         ("<lesson>", "LESSON"), ("--live", "LIVE_OPTIONS"), ("--room", "ROOM_OPTIONS"), ("--mic", "MIC"), ("--output", "OUTPUT"),
-        ("--video", "VIDEO"), ("--metrics", "METRICS_OPTIONS"),
+        ("--video", "VIDEO"), ("--metrics", "METRICS_OPTIONS"), ("--mic-on", "MIC_ON"), ("--after-lesson", "AFTER_LESSON"),
     ]
 
     /// The settings file.
@@ -23,8 +23,19 @@ struct UnitSettings {
 
     /// "Under the service these come from MIC= in FILE." for the options a message names, or nil.
     func hint(for message: String) -> String? {
-        let named = Self.variables.filter { message.contains($0.option) }.map { "\($0.variable)=" }
+        let named = Self.variables.filter { Self.names(message, $0.option) }.map { "\($0.variable)=" }
         guard !named.isEmpty else { return nil }
         return "Under the service \(named.count == 1 ? "this comes" : "these come") from \(named.joined(separator: " and ")) in \(file)."
+    }
+
+    /// Whether `message` names `option` as a whole word: "--mic-on" does not name "--mic".
+    static func names(_ message: String, _ option: String) -> Bool {
+        var rest = message[...]
+        while let found = rest.range(of: option) {
+            let next = rest[found.upperBound...].first
+            if next.map({ !($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) ?? true { return true }
+            rest = rest[found.upperBound...]
+        }
+        return false
     }
 }

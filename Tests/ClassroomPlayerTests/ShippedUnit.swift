@@ -2,8 +2,9 @@ import Foundation
 
 /// The player's command line and environment as packaging/classroom-player.service builds them
 /// from packaging/classroom-player.env, expanded the way systemd does: `${VAR}` is one word (an
-/// empty setting stays an empty word), `$VAR` is split at whitespace (empty: no word at all), and
-/// the specifiers %h, %t and %S are the folders given.
+/// empty setting stays an empty word), `$VAR` is split at whitespace (empty: no word at all), a
+/// variable the settings file leaves out takes the unit's `Environment=` default, and the
+/// specifiers %h, %t and %S are the folders given.
 struct ShippedUnit {
     /// The arguments after the program.
     let arguments: [String]
@@ -43,13 +44,14 @@ struct ShippedUnit {
         var arguments: [String] = []
         for word in execStart.dropFirst() {
             if word.hasPrefix("$"), !word.hasPrefix("${") {
-                arguments += (settings[String(word.dropFirst())] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+                let name = String(word.dropFirst())
+                arguments += (settings[name] ?? environment[name] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
                 continue
             }
             var expanded = specifiers(word)
             while let open = expanded.range(of: "${"), let close = expanded[open.upperBound...].firstIndex(of: "}") {
                 let name = String(expanded[open.upperBound..<close])
-                expanded.replaceSubrange(open.lowerBound...close, with: settings[name] ?? "")
+                expanded.replaceSubrange(open.lowerBound...close, with: settings[name] ?? environment[name] ?? "")
             }
             arguments.append(expanded)
         }

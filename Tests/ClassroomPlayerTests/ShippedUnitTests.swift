@@ -22,7 +22,9 @@ struct ShippedUnitTests {
         let (home, runtime, state) = try Self.kiosk(in: folder)
         let lesson = folder.appendingPathComponent("tone.wav")
         try Fixtures.toneLesson(at: lesson, seconds: 3)
-        let unit = try ShippedUnit(settings: try ShippedUnit.settings(["LESSON": lesson.path, "LIVE_OPTIONS": ""]), home: home, runtime: runtime, state: state)
+        // AFTER_LESSON=exit: this test waits for the run to end by itself.
+        let unit = try ShippedUnit(settings: try ShippedUnit.settings(["LESSON": lesson.path, "LIVE_OPTIONS": "", "AFTER_LESSON": "exit"]),
+                                   home: home, runtime: runtime, state: state)
         #expect(!unit.arguments.contains("--live"))
         // A sound server of this test's own, started only after the player: its socket does not exist yet.
         let serverRuntime = folder.appendingPathComponent("pulse")
@@ -79,6 +81,62 @@ struct ShippedUnitTests {
         let status = try await player.exitStatus(within: .seconds(30))
         #expect(status == 64, "stderr: \(player.stderr)")
         #expect(player.stderr.contains("--mic") && player.stderr.contains("MIC= in \(home.path)/.config/classroom-player.env"), "stderr: \(player.stderr)")
+    }
+
+    @Test("the service runs a class: the microphone is on from the start, and the kiosk stays in class after the lesson until told to stop")
+    func staysInClass() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (home, runtime, state) = try Self.kiosk(in: folder)
+        let lesson = folder.appendingPathComponent("tone.wav")
+        try Fixtures.toneLesson(at: lesson, seconds: 2)
+        let mix = folder.appendingPathComponent("mix.wav")
+        let unit = try ShippedUnit(settings: try ShippedUnit.settings(["LESSON": lesson.path, "LIVE_OPTIONS": "", "MIC": Fixtures.sample("student-mic.ogg"),
+                                                                      "OUTPUT": "wav:\(mix.path)"]),
+                                   home: home, runtime: runtime, state: state)
+        let player = try PlayerProcess(unit.arguments, in: folder, environment: unit.environment.merging(["DBUS_SESSION_BUS_ADDRESS": ""]) { $1 })
+        let socket = runtime.appendingPathComponent("classroom-player.sock").path
+        #expect(await waitUntil(timeout: .seconds(20)) { player.stderr.contains(#""event":"lesson-ended""#) }, "stderr: \(player.stderr)")
+        try await Task.sleep(for: .seconds(2))
+        let status = try ControlClient(path: socket).ask(#"{"do":"status"}"#)
+        let lessonState = (status["lesson"] as? [String: Any])?["state"] as? String
+        let mic = status["mic"] as? [String: Any]
+        print("FIGURE the shipped service 2 s after its lesson ended: running \(player.process.isRunning), lesson \(lessonState ?? "-"), "
+              + "mic connected \(mic?["connected"] ?? "-"), \(mic?["frames"] ?? "-") frames")
+        #expect(player.process.isRunning, "the service left the class when the lesson ended: \(player.stderr)")
+        #expect(lessonState == "ended")
+        #expect(mic?["connected"] as? Bool == true, "the microphone should be on from the start: \(status)")
+        #expect((mic?["frames"] as? Double ?? 0) > 300, "about 4 s of microphone frames should have gone through: \(status)")
+        let first = player.stderr.split(separator: "\n").firstIndex { $0.contains(#""event":"microphone""#) && $0.contains(#""connected":true"#) }
+        let started = player.stderr.split(separator: "\n").firstIndex { $0.contains(#""event":"started""#) }
+        #expect(first != nil && started != nil && first! > started!, "the microphone connects as the class starts: \(player.stderr)")
+        #expect(try ControlClient(path: socket).ask(#"{"do":"stop"}"#)["ok"] as? Bool == true)
+        #expect(try await player.exitStatus(within: .seconds(15)) == 0, "stderr: \(player.stderr)")
+    }
+
+    @Test("a settings file from before MIC_ON and AFTER_LESSON still runs a class: the unit's defaults fill them in; the file's values win")
+    func unitDefaults() throws {
+        let folder = URL(fileURLWithPath: "/tmp/kiosk")
+        var old = try ShippedUnit.settings([:])
+        old["MIC_ON"] = nil
+        old["AFTER_LESSON"] = nil
+        let defaults = try ShippedUnit(settings: old, home: folder, runtime: folder, state: folder).arguments
+        #expect(defaults.contains("--mic-on=yes") && defaults.contains("stay"), "\(defaults)")
+        let chosen = try ShippedUnit(settings: try ShippedUnit.settings(["MIC_ON": "no", "AFTER_LESSON": "exit"]), home: folder, runtime: folder, state: folder).arguments
+        #expect(chosen.contains("--mic-on=no") && chosen.contains("exit") && !chosen.contains("stay"), "\(chosen)")
+    }
+
+    @Test("MIC_ON=maybe: exit 64, and the message names MIC_ON= in the settings file")
+    func badMicOnIsNamed() async throws {
+        let folder = try Fixtures.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (home, runtime, state) = try Self.kiosk(in: folder)
+        let unit = try ShippedUnit(settings: try ShippedUnit.settings(["LESSON": Fixtures.sample("lesson.webm"), "LIVE_OPTIONS": "", "MIC_ON": "maybe"]),
+                                   home: home, runtime: runtime, state: state)
+        let player = try PlayerProcess(unit.arguments, in: folder, environment: unit.environment.merging(["DBUS_SESSION_BUS_ADDRESS": ""]) { $1 })
+        #expect(try await player.exitStatus(within: .seconds(30)) == 64, "stderr: \(player.stderr)")
+        #expect(player.stderr.contains("--mic-on takes yes or no, not 'maybe'"), "stderr: \(player.stderr)")
+        #expect(player.stderr.contains("from MIC_ON= in \(home.path)/.config/classroom-player.env"), "stderr: \(player.stderr)")
     }
 
     /// Runs the sound-server script or `pulseaudio --kill` for the server in `runtime`.
