@@ -16,6 +16,9 @@ final class Console: Sendable {
     /// True when standard output is a terminal.
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 
+    /// True when standard error is a terminal.
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
     /// Writes a line to standard output.
     func out(_ line: String) { write(line, to: STDOUT_FILENO) }
 

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Where events and alarms go: JSON lines in `--events PATH`, or on standard error — or, when
-/// standard error is the journal (under systemd), journal entries with structured fields.
+/// standard error is the journal (under systemd), journal entries with structured fields; and
+/// when standard error is a terminal, lines a person reads (HumanEventLine).
 ///
 /// Every line is one object whose first fields are `"t"` (seconds since play started; 0 for
 /// set-up events before it) and `"event"`. Lines are written whole, in order, as they happen.
@@ -21,13 +22,16 @@ final class EventLog: Sendable {
     private let state: Mutex<State>
     /// The file, when events do not go to standard error.
     let path: String?
+    /// Whether events on standard error are written for a person (it is a terminal).
+    private let forPeople: Bool
 
     /// Opens `path` (a file created or truncated, a device or FIFO as it is), or uses standard error when it is nil (the journal,
     /// through `journal`, when standard error is the journal).
-    init(path: String?, console: Console, journal: JournalEventSink? = nil) throws(PlayerError) {
+    init(path: String?, console: Console, journal: JournalEventSink? = nil, stderrIsTerminal: Bool = Console.stderrIsTerminal) throws(PlayerError) {
         self.console = console
         self.journal = path == nil ? journal : nil
         self.path = path
+        forPeople = path == nil && journal == nil && stderrIsTerminal
         var file: FileHandle?
         if let path {
             // Never renamed over: a device or FIFO is written through, a file truncated in place.
@@ -86,7 +90,11 @@ final class EventLog: Sendable {
         guard let file else {
             // Standard error, unless the events file has been closed at the end.
             if path == nil {
-                if let journal { journal.write(name, fields, line: line) } else { console.err(line) }
+                if let journal {
+                    journal.write(name, fields, line: line)
+                } else {
+                    console.err(forPeople ? HumanEventLine.format(t: t, name: name, fields: fields) : line)
+                }
             }
             return
         }

@@ -25,8 +25,9 @@ enum PlayHelp {
         ERROR CODES:
         \(errors)
 
-        EVENTS: JSON lines on standard error, or in --events PATH: {"t": seconds since play \
-        started, "event": NAME, ...}. Names: started, step, lesson-ended, lesson-looped (count), lesson-paused, \
+        EVENTS: JSON lines in --events PATH, or on standard error: {"t": seconds since play \
+        started, "event": NAME, ...}; on a terminal the same events as plain lines, under systemd \
+        journal entries. Names: started, step, lesson-ended, lesson-looped (count), lesson-paused, \
         lesson-resumed, lesson-seeked, lesson-failed, live-started, live-receiving (first audio), live-latched (the RTP sender a \
         port plays), live-rejected (packets of another sender or payload type, said once per kind), live-ended, live-failed, \
         microphone, microphone-failed (--mic-on could not connect it), configuration-changed, route-changed, volume-changed, ducking-changed, \

@@ -96,11 +96,11 @@ struct RunStatus {
             guard let seconds = time?.seconds else { return "--:--" }
             return String(format: "%02d:%04.1f", Int(seconds) / 60, seconds.truncatingRemainder(dividingBy: 60))
         }
-        func level(_ db: Double?) -> String { db.map { LevelMeter.Summary.format($0) } ?? "--" }
+        func level(_ db: Double?) -> String { db.map { LevelMeter.Summary.format($0) } ?? "-- dBFS" }
         let route = resolved.route.output.map { "\($0.port)" } ?? "none"
-        let mic = microphone == nil ? "mic off" : "mic on \(level(micDB)) dB"
+        let mic = microphone == nil ? "mic off" : "mic on \(level(micDB))"
         let ducked = resolved.ducking.isDucked ? " ducked" : ""
         return "\(lesson.state.rawValue) \(clock(lesson.position))/\(clock(lesson.duration))  \(resolved.processingProfile)  "
-            + "\(resolved.volume.channel) \(Int(resolved.volume.value * 100))%\(ducked)  → \(route)  \(mic)  out \(level(outputDB)) dB"
+            + "\(resolved.volume.channel) \(Int(resolved.volume.value * 100))%\(ducked)  → \(route)  \(mic)  out \(level(outputDB))"
     }
 }
