@@ -17,7 +17,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone bench soak clean debian13-clean
+.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example bench soak clean debian13-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -122,8 +122,13 @@ test-leaks:
 test-session-standalone:
 	SWIFT="$(SWIFT)" bash scripts/test-session-standalone.sh
 
+# examples/embed, a package that depends on this one by path as an integrator's does: built and
+# run on the samples (scripts/test-example.sh).
+test-example:
+	SWIFT="$(SWIFT)" SCRATCH="$(SCRATCH)" bash scripts/test-example.sh
+
 clean:
-	rm -rf $(SCRATCH) .build-standalone .build-debian13 out
+	rm -rf $(SCRATCH) $(SCRATCH)-example .build-standalone .build-debian13 .build-debian13-example out
 
 # Removes the cached Debian 13 root (/var/cache/classroom-audio); the next make test makes it again.
 debian13-clean:

@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "ClassroomAudio", targets: ["ClassroomAudio"]),
         .library(name: "ClassroomEngine", targets: ["ClassroomEngine"]),
+        .library(name: "ClassroomNetwork", targets: ["ClassroomNetwork"]),
+        .library(name: "TLS", targets: ["TLS"]),
         .library(name: "Systemd", targets: ["Systemd"]),
         .library(name: "DBus", targets: ["DBus"]),
         .library(name: "PulseAudio", targets: ["PulseAudio"]),

@@ -111,11 +111,12 @@ if [[ -n $two ]]; then
 fi
 step "$native_lane" build test-build
 
-# 2. The other lane's build beside this lane's non-real-time work.
+# 2. The other lane's build, quick pass and example beside this lane's non-real-time work.
 if [[ -n $two ]]; then
   wait "$root_job"
   if grep -q $'^debian13\troot\tpassed' "$logs/results"; then
-    { quiet debian13 build test-build && quiet debian13 quick test-quick "QUICK_SKIP=|ClassroomAudioTests" LEAKS=1; } &
+    { quiet debian13 build test-build && quiet debian13 quick test-quick "QUICK_SKIP=|ClassroomAudioTests" LEAKS=1
+      quiet debian13 example test-example; } &
     build_job=$!
   else
     echo "==== [debian13] no root, so no lane: $(tail -3 "$logs/debian13-root.log") ===="
@@ -123,10 +124,11 @@ if [[ -n $two ]]; then
 fi
 step "$native_lane" quick test-quick LEAKS=1
 step "$native_lane" session-standalone test-session-standalone
+step "$native_lane" example test-example
 if [[ -n ${build_job:-} ]]; then
-  echo "==== [debian13] waiting for its build and quick pass ($(date +%H:%M:%S)) ===="
+  echo "==== [debian13] waiting for its build, quick pass and example ($(date +%H:%M:%S)) ===="
   wait "$build_job"
-  for pass in root build quick; do
+  for pass in root build quick example; do
     [[ -f $logs/debian13-$pass.log ]] || continue
     echo "==== [debian13] $pass (from $logs/debian13-$pass.log) ===="
     cat "$logs/debian13-$pass.log"
