@@ -17,7 +17,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example bench soak clean debian13-clean
+.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs bench soak clean debian13-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -121,6 +121,14 @@ test-leaks:
 # The session model in a package with no GStreamer at all: it builds and passes without it.
 test-session-standalone:
 	SWIFT="$(SWIFT)" bash scripts/test-session-standalone.sh
+
+# The API reference of the library products (DocC, swift-docc-plugin), as a static site in out/docs:
+# open out/docs/documentation/classroomengine/index.html through any web server.
+DOC_TARGETS = GStreamer ClassroomAudio ClassroomEngine ClassroomNetwork
+docs: setup
+	$(SWIFT) package --scratch-path $(SCRATCH) --allow-writing-to-directory out/docs generate-documentation \
+		$(addprefix --target ,$(DOC_TARGETS)) --enable-experimental-combined-documentation \
+		--output-path out/docs --transform-for-static-hosting --warnings-as-errors
 
 # examples/embed, a package that depends on this one by path as an integrator's does: built and
 # run on the samples (scripts/test-example.sh).

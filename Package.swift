@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         // Prometheus' text exposition for --metrics; it brings swift-metrics (CoreMetrics) and swift-atomics.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // `make docs`: the API reference (DocC) of the library products; a plugin, never linked.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // The GStreamer C API. All its headers live under gstreamer-1.0's include dir, so the

@@ -11,7 +11,7 @@
 #   scripts/test-lanes.sh all       both lanes on Debian 12 (make test, CI: 33 minutes)
 #   scripts/test-lanes.sh native    this machine's lane alone (make test LANES=native)
 #
-# How two lanes share 2 cores (measured; README, "Platforms"):
+# How two lanes share 2 cores (measured; docs/TESTING.md, "Platforms"):
 #   1. debian12's build, while the Debian 13 root is found (or made, first time: apt and dpkg);
 #   2. debian13's build and quick pass in the root, beside debian12's work that is not judged in
 #      real time: its quick pass (parallel already) and the session model without GStreamer;
@@ -125,6 +125,7 @@ fi
 step "$native_lane" quick test-quick LEAKS=1
 step "$native_lane" session-standalone test-session-standalone
 step "$native_lane" example test-example
+step "$native_lane" docs docs
 if [[ -n ${build_job:-} ]]; then
   echo "==== [debian13] waiting for its build, quick pass and example ($(date +%H:%M:%S)) ===="
   wait "$build_job"

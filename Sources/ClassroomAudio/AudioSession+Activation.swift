@@ -6,7 +6,11 @@ extension AudioSession {
     /// "ended" never came) and an episode that ended without permission to resume. Deactivating an
     /// inactive session is harmless.
     ///
-    /// - Parameter stopRunningIO: deactivate even though I/O is running; the engine stops it.
+    /// - Parameters:
+    ///   - active: true to activate (one more activation), false to deactivate (one fewer).
+    ///   - stopRunningIO: deactivate even though I/O is running; the engine stops it.
+    ///   - fileID: the caller's file, for the alarm that names who asked.
+    ///   - line: the caller's line, with `fileID`.
     /// - Throws: ``AudioSessionError/mediaServicesFailed(reason:)`` when activating while the sound
     ///   server is gone; ``AudioSessionError/isBusy(reason:)`` when the last deactivation would cut
     ///   off running I/O and `stopRunningIO` is false.

@@ -6,7 +6,12 @@ extension AudioSession {
     /// alarm naming the owner and call site. Live leases still decide the effective configuration.
     ///
     /// - Parameters:
+    ///   - category: what the app does with audio (playback, recording, both).
+    ///   - mode: how the category is tuned (voice chat, measurement …).
+    ///   - options: how it mixes with others and which routes it allows.
     ///   - owner: the module asking, for attribution; the caller's `#fileID` when omitted.
+    ///   - fileID: the caller's file, for the alarm that names the call site.
+    ///   - line: the caller's line, with `fileID`.
     /// - Returns: the base configuration as recorded, after any correction.
     /// - Throws: ``AudioSessionError/incompatibleCategory(reason:)`` or
     ///   ``AudioSessionError/badParam(reason:)`` for an illegal combination, naming the offending part.

@@ -54,8 +54,10 @@ extension AudioSession {
     /// Reports a changed device (DEVICE_CHANGED: default flag, profile or port), keeping its place
     /// in the connection order.
     ///
-    /// - Parameter oldID: the id the device had before, when the change renamed it (a Bluetooth
-    ///   profile switch renames the PulseAudio sink); an unknown device is added.
+    /// - Parameters:
+    ///   - device: the device as it is now.
+    ///   - oldID: the id the device had before, when the change renamed it (a Bluetooth
+    ///     profile switch renames the PulseAudio sink); an unknown device is added.
     public func updateDevice(_ device: AudioDevice, replacing oldID: String? = nil) {
         mutate { state, _, mutation in
             let key = oldID ?? device.id
