@@ -71,7 +71,7 @@ public final class TLSSession {
         }
         _ = SSL_set_fd(ssl, descriptor)
         while true {
-            let result = SSL_connect(ssl)
+            let result = PipeSignalGuard.run { SSL_connect(ssl) }
             if result == 1 { return }
             let error = SSL_get_error(ssl, result)
             switch error {
@@ -93,7 +93,7 @@ public final class TLSSession {
     public func write(_ data: Data, deadline: Date) throws(Failure) {
         var sent = 0
         while sent < data.count {
-            let count = data.withUnsafeBytes { bytes in SSL_write(ssl, bytes.baseAddress?.advanced(by: sent), Int32(data.count - sent)) }
+            let count = PipeSignalGuard.run { data.withUnsafeBytes { bytes in SSL_write(ssl, bytes.baseAddress?.advanced(by: sent), Int32(data.count - sent)) } }
             if count > 0 { sent += Int(count); continue }
             try proceed(after: SSL_get_error(ssl, count), deadline: deadline, doing: "the request could not be sent in time")
         }
@@ -103,7 +103,8 @@ public final class TLSSession {
     public func read(deadline: Date) throws(Failure) -> Data? {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            let count = buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            // SSL_read may write too (a TLS 1.3 key update, an alert).
+            let count = PipeSignalGuard.run { buffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) } }
             if count > 0 { return Data(buffer[0..<Int(count)]) }
             let error = SSL_get_error(ssl, count)
             // The server's close_notify, or (as HTTP servers with Connection: close do) a plain close.
@@ -114,7 +115,7 @@ public final class TLSSession {
 
     /// Says goodbye (close_notify, not waited for); the socket stays the caller's.
     public func close() {
-        _ = SSL_shutdown(ssl)
+        _ = PipeSignalGuard.run { SSL_shutdown(ssl) }
     }
 
     // Freed here, not in close(): a handshake that throws from init leaves a session nobody can close

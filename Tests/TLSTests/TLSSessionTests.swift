@@ -33,6 +33,32 @@ struct TLSSessionTests {
             if case .untrusted = error { #expect(tls, "a server without TLS is not a trust failure") } else { #expect(!tls, "\(name): \(error)") }
         }
     }
+
+    @Test("writing to a server that has gone is an error the caller gets, not a SIGPIPE that kills the process")
+    func writeAfterTheServerLeft() throws {
+        let pki = try TestPKI(certifiedAddress: "127.0.0.1")
+        defer { pki.remove() }
+        let server = try TestServer(pki: pki, tls: true)
+        defer { server.stop() }
+        let (session, descriptor) = try server.session(trust: .init(caFile: pki.ca.path))
+        defer { close(descriptor) }
+        let deadline = Date().addingTimeInterval(5)
+        server.stop()      // its sockets close with it
+        // A first write (when the kill did not reset the connection already) draws the reset; taking
+        // the reset off the socket leaves it closed, so the next write is EPIPE, which write(2)
+        // raises as SIGPIPE.
+        usleep(100_000)
+        var byte: UInt8 = 0
+        if recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT)) != -1 || errno != ECONNRESET {
+            _ = Glibc.send(descriptor, &byte, 1, Int32(MSG_NOSIGNAL))
+            usleep(100_000)
+            _ = recv(descriptor, &byte, 1, Int32(MSG_DONTWAIT))
+        }
+        #expect(throws: TLSSession.Failure.self, "a write to a closed connection should fail") {
+            try session.write(Data(repeating: 65, count: 16), deadline: deadline)
+        }
+        session.close()
+    }
 }
 
 /// A CA and a server certificate it signed for one IP address, in a folder of the test's own.
@@ -85,6 +111,18 @@ final class TestServer: @unchecked Sendable {
         }
         stop()
         throw TLSTestError("the server on port \(port) did not listen")
+    }
+
+    /// A verified session with the server, and its socket (the caller closes both).
+    func session(trust: TLSSession.Trust) throws -> (TLSSession, Int32) {
+        let descriptor = try Self.connect(port: port)
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        do {
+            return (try TLSSession(descriptor: descriptor, host: "127.0.0.1", trust: trust, deadline: Date().addingTimeInterval(5)), descriptor)
+        } catch {
+            close(descriptor)
+            throw error
+        }
     }
 
     /// A GET / over TLS with `trust`; the reply's text.
