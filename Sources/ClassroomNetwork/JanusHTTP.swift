@@ -21,6 +21,8 @@ enum JanusHTTP {
         case untrusted(String)
         /// HTTPS: no TLS could be spoken with the server (it speaks plain HTTP there, or the CA file is not one).
         case noTLS(String)
+        /// HTTP: the server closed the connection without a word, and answers TLS there: an HTTPS port.
+        case speaksTLS
     }
 
     /// Janus's largest replies (a long poll of 10 events with a full room each) stay far below this.
@@ -66,7 +68,26 @@ enum JanusHTTP {
             try socket.write(Data((head + "\r\n").utf8) + (body ?? Data()), deadline: deadline)
             return try read(from: socket, deadline: deadline)
         } catch {
+            if case .closed(let why) = error, why.hasPrefix(silently), trust == nil, speaksTLS(host: host, port: port, deadline: deadline) { return .speaksTLS }
             return .failed(error.why)
+        }
+    }
+
+    /// Why a connection that closed before one byte of a reply (or after a TLS alert) was closed.
+    /// An HTTPS server (Janus's secure_port) closes plain HTTP that way, as does a server that dies.
+    private static let silently = "the server closed the connection without a reply"
+
+    /// Whether `host`:`port` answers a TLS handshake: one that verifies, or one whose certificate
+    /// fails verification (it still speaks TLS). Nothing is sent over it.
+    private static func speaksTLS(host: String, port: Int, deadline: Date) -> Bool {
+        guard var socket = try? TCPConnection(host: host, port: port, deadline: deadline) else { return false }
+        defer { socket.close() }
+        do {
+            try socket.secure(host: host, trust: TLSSession.Trust(), deadline: deadline)
+            return true
+        } catch {
+            if case .untrusted = error { return true }
+            return false
         }
     }
 
@@ -77,7 +98,19 @@ enum JanusHTTP {
         var headEnd: Range<Data.Index>?
         while headEnd == nil {
             guard received.count <= maxHeaderBytes else { return .tooLarge(bytes: received.count) }
-            guard let piece = try socket.read(deadline: deadline) else { throw .closed("the server closed the connection before its reply's headers") }
+            let next: Data?
+            do {
+                next = try socket.read(deadline: deadline)
+            } catch {
+                // A reset before any reply is as silent as a close (a server that did not read the request).
+                if case .closed(let why) = error, received.isEmpty { throw .closed("\(silently) (\(why))") }
+                throw error
+            }
+            guard let piece = next else {
+                // Nothing, or a TLS alert (a record of type 21 in TLS's version 3.x), is what a TLS server says to plain HTTP.
+                let alert = received.count >= 2 && received[received.startIndex] == 21 && received[received.startIndex + 1] == 3
+                throw .closed(received.isEmpty || alert ? silently : "the server closed the connection before its reply's headers")
+            }
             received.append(piece)
             headEnd = received.range(of: separator)
         }

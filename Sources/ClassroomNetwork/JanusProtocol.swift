@@ -23,6 +23,8 @@ struct JanusProtocol: Sendable {
         case local(String)
         /// HTTPS: the server's certificate fails verification, or it speaks no TLS there.
         case untrusted(String)
+        /// HTTP to a port that speaks HTTPS (TLS) only.
+        case speaksHTTPS
 
         var description: String {
             switch self {
@@ -33,6 +35,7 @@ struct JanusProtocol: Sendable {
             case .audioBridge(let code, let reason): return "the AudioBridge refused: \(reason) (\(code))"
             case .local(let why): return "this kiosk cannot join as asked: \(why)"
             case .untrusted(let why): return "the server is not trusted: \(why)"
+            case .speaksHTTPS: return "the server speaks HTTPS on that port, not HTTP"
             }
         }
 
@@ -44,7 +47,7 @@ struct JanusProtocol: Sendable {
         var isTransient: Bool {
             switch self {
             case .unreachable, .serverError, .notJanus: return true
-            case .janus, .audioBridge, .local, .untrusted: return false
+            case .janus, .audioBridge, .local, .untrusted, .speaksHTTPS: return false
             }
         }
     }
@@ -290,6 +293,8 @@ struct JanusProtocol: Sendable {
             throw .unreachable(why)
         case .untrusted(let why):
             throw .untrusted(why)
+        case .speaksTLS:
+            throw .speaksHTTPS
         case .noTLS(let why):
             throw .notJanus("\(why); is \(host):\(target.port ?? 443) Janus's HTTPS port (its secure_port), or should the room be http://?")
         case .tooLarge(let bytes):

@@ -34,6 +34,16 @@ extension JanusRoom {
             return "Janus refused: \(reason) (\(code))"
         case .untrusted(let why):
             return untrusted(why, address: address)
+        case .speaksHTTPS:
+            let secure = "https://\(address.hostInURL):\(address.port)\(address.apiPath)?room=\(address.room)"
+            let ca = "ca=FILE (the PEM of the CA that signed the server's certificate) unless the system's CAs trust it"
+            switch address.media {
+            case .webRTC:
+                return "\(address.host):\(address.port) speaks HTTPS, not plain HTTP: join \(secure) with your other options, and \(ca)"
+            case .plainRTP:
+                return "\(address.host):\(address.port) speaks HTTPS, and janus:// rooms use Janus's plain HTTP port: give that port (its 'port' in janus.transport.http.jcfg), "
+                    + "or join encrypted over WebRTC: \(secure) with your other options, and \(ca)"
+            }
         case .unreachable, .serverError, .local:
             return failure.description
         }

@@ -157,7 +157,7 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     /// The HTTP API's URL.
     var apiURL: URL? { URL(string: "\(trust == nil ? "http" : "https")://\(hostInURL):\(port)\(apiPath)") }
 
-    private var hostInURL: String { host.contains(":") ? "[\(host)]" : host }
+    var hostInURL: String { host.contains(":") ? "[\(host)]" : host }
 
     public var description: String {
         switch media {
