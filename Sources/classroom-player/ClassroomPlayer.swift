@@ -16,7 +16,7 @@ struct ClassroomPlayer: ParsableCommand {
             \(ExitStatus.helpTable)
             """,
         version: Release.description,
-        subcommands: [Play.self, Devices.self, Probe.self],
+        subcommands: [Play.self, Devices.self, Probe.self, Control.self],
         defaultSubcommand: Play.self
     )
 
