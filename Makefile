@@ -17,7 +17,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs bench soak clean debian13-clean
+.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs man bench soak clean debian13-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -129,6 +129,14 @@ docs: setup
 	$(SWIFT) package --scratch-path $(SCRATCH) --allow-writing-to-directory out/docs generate-documentation \
 		$(addprefix --target ,$(DOC_TARGETS)) --enable-experimental-combined-documentation \
 		--output-path out/docs --transform-for-static-hosting --warnings-as-errors
+
+# classroom-player(1) in out/man, generated from the same argument parser as --help
+# (swift-argument-parser's generate-manual plugin, from the debug build), so the two cannot disagree.
+man: build
+	$(SWIFT) package --scratch-path $(SCRATCH) generate-manual --configuration debug --authors classroom-audio
+	mkdir -p out/man
+	cp $(SCRATCH)/plugins/GenerateManual/outputs/classroom-player/classroom-player.1 out/man/
+	@echo "man: out/man/classroom-player.1 (read it with: man -l out/man/classroom-player.1)"
 
 # examples/embed, a package that depends on this one by path as an integrator's does: built and
 # run on the samples (scripts/test-example.sh).

@@ -125,7 +125,7 @@ fi
 step "$native_lane" quick test-quick LEAKS=1
 step "$native_lane" session-standalone test-session-standalone
 step "$native_lane" example test-example
-step "$native_lane" docs docs
+step "$native_lane" docs docs man
 if [[ -n ${build_job:-} ]]; then
   echo "==== [debian13] waiting for its build, quick pass and example ($(date +%H:%M:%S)) ===="
   wait "$build_job"
