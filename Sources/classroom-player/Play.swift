@@ -37,10 +37,11 @@ struct Play: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Join a Janus AudioBridge room: the microphone goes up, the room's mix comes in as the peer 'room'.",
-        discussion: "http://HOST[:PORT]/janus?room=ROOM[&…] joins as a WebRTC participant (ICE, DTLS-SRTP: the audio is encrypted; the HTTP join is not, so use it on a network you trust; needs gstreamer1.0-nice). "
+        discussion: "https://HOST[:PORT]/janus?room=ROOM[&ca=FILE][&…] joins as a WebRTC participant (ICE, DTLS-SRTP: the audio is encrypted; the join over HTTPS, the server's certificate verified against the system's CAs or the CA in FILE, a PEM; needs gstreamer1.0-nice). "
+            + "http://HOST[:PORT]/janus?room=ROOM[&…] is the same with the join in the clear, for a network you trust. "
             + "janus://HOST[:PORT]/ROOM[?…] joins as a plain-RTP participant (unencrypted, for labs; the room must allow_rtp_participants). "
-            + "Options, in the query: display=NAME, pin-file=F, token-file=F, apisecret-file=F, prebuffer=N. The HTTP API is on port 8088 unless given. The files hold the room's pin, a token_auth token, an API secret; each readable by its owner only (chmod 600). prebuffer: the 20 ms packets Janus buffers from this kiosk before mixing it, 1-50 (4 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server or a failed connection is rejoined with backoff.",
-        valueName: "http://host:port/janus?room=N"))
+            + "Options, in the query: display=NAME, pin-file=F, token-file=F, apisecret-file=F, prebuffer=N. The API is on port 8088 (8089 for https) unless given. The files hold the room's pin, a token_auth token, an API secret; each readable by its owner only (chmod 600). prebuffer: the 20 ms packets Janus buffers from this kiosk before mixing it, 1-50 (4 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server or a failed connection is rejoined with backoff.",
+        valueName: "https://host:port/janus?room=N"))
     var room: String?
 
     @Option(name: .long, help: ArgumentHelp("Write the SDP describing the RTP uplink here (receivers such as gst-launch's sdpdemux, ffplay or VLC open it).", valueName: "path"))
@@ -81,12 +82,12 @@ struct Play: ParsableCommand {
     var rate: Double?
 
     @Option(name: .long, help: ArgumentHelp(
-        "How long every RTP peer and the room hold packets for late ones, 10 to 1000 ms. Without it the jitter buffer follows the measured arrival jitter (from 40 ms: up at once, down slowly).",
+        "How long every RTP peer and the room hold packets for late ones, 10 to 1000 ms. Without it the jitter buffer follows the measured arrival jitter (from 20 ms: up at once, down slowly).",
         valueName: "ms"))
     var jitterBuffer: Int?
 
     @Option(name: .long, help: ArgumentHelp(
-        "How much of the mix waits in the sound server ahead of the device, 10 to 500 ms; the output latency is this plus 50 ms. Without it the buffer starts at 30 ms and grows 20 ms at each underrun the device reports (to 200 ms), never shrinking.",
+        "How much of the mix waits in the sound server ahead of the device, 10 to 500 ms; the output latency is this plus 20 ms (the mixer's wait and one 10 ms block). Without it the buffer starts at 30 ms and grows 20 ms at each underrun the device reports (to 200 ms), never shrinking.",
         valueName: "ms"))
     var outputBuffer: Int?
 

@@ -28,8 +28,13 @@ enum PlayHelp {
         EVENTS: JSON lines in --events PATH, or on standard error: {"t": seconds since play \
         started, "event": NAME, ...}; on a terminal the same events as plain lines, under systemd \
         journal entries. Names: started, step, lesson-ended, lesson-looped (count), lesson-paused, \
-        lesson-resumed, lesson-seeked, lesson-failed, live-started, live-receiving (first audio), live-latched (the RTP sender a \
+        lesson-resumed, lesson-seeked, lesson-failed, lesson-loaded, lesson-track, lesson-rate, live-started, \
+        live-receiving (first audio), live-latched (the RTP sender a \
         port plays), live-rejected (packets of another sender or payload type, said once per kind), live-ended, live-failed, \
+        live-removed, live-jitter-buffer (the adaptive buffer moved), live-loss-recovery (Opus FEC from a first loss on), \
+        room-warning, room-joined, room-connection, room-participant, room-silent, room-lost, room-refused, room-left, \
+        output-underrun (the output buffer grew), echo-path (the echo canceller follows a new path), \
+        metrics-listening, metrics-server, mpris-exported, control-socket, \
         microphone, microphone-failed (--mic-on could not connect it), configuration-changed, route-changed, volume-changed, ducking-changed, \
         activation-changed, interruption-began, interruption-ended, lesson-pause-requested, \
         policy-corrected, alarm (with code, number, owner, message, context), alarm-cleared, \
