@@ -36,7 +36,7 @@ elif [[ -n $janus_root && -x $janus_root/usr/bin/janus ]]; then
   janus=("$arch/ld-linux-x86-64.so.2" --library-path "$arch:$janus_root/lib/x86_64-linux-gnu" "$janus_root/usr/bin/janus")
 else
   echo "janus-server.sh: no Janus here: /usr/bin/janus is missing${janus_root:+, and so is $janus_root/usr/bin/janus (CLASSROOM_AUDIO_JANUS_ROOT)}." >&2
-  echo "janus-server.sh: on Debian 12 'make setup' installs it; Debian 13 packages none: set CLASSROOM_AUDIO_JANUS_ROOT to a Debian 12 root with janus installed (README, \"Platforms\")." >&2
+  echo "janus-server.sh: on Debian 12 'make setup' installs it; Debian 13 packages none: set CLASSROOM_AUDIO_JANUS_ROOT to a Debian 12 root with janus installed (docs/TESTING.md, \"Platforms\")." >&2
   exit 1
 fi
 if [[ ${1:-} == --check ]]; then

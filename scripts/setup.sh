@@ -62,7 +62,7 @@ packages=(
 # What Debian 13 names differently, or does not package: NAME=NEW, or NAME= for none.
 differs_in_trixie=(
   libcurl4=libcurl4t64                # the t64 transition (64-bit time_t) renamed it
-  janus=                              # Janus is not in Debian 13: the room tests take it from a Debian 12 system (README, "Platforms")
+  janus=                              # Janus is not in Debian 13: the room tests take it from a Debian 12 system (docs/TESTING.md, "Platforms")
   libjs-janus-gateway=                # janus.js comes with Janus, from the same place
 )
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds examples/embed — a package of its own that depends on this one by path, as an
 # integrator's does — and runs it on the samples: the lesson and a classmate mixed into a WAV, the
-# processed microphone into another. Both must hold sound; the levels are printed.
+# processed microphone into another. Both must hold sound; the levels are printed. The Swift snippet
+# README.md and docs/INTEGRATING.md show must be the example's marked lines (scripts/snippets.py).
 #
 #   SCRATCH=.build bash scripts/test-example.sh    (its build goes to $SCRATCH-example)
 set -euo pipefail
@@ -10,6 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 scratch=$root/${SCRATCH:-.build}-example
 out=$root/out/example
 cd "$root"
+python3 scripts/snippets.py --check
 "$swift" build --package-path examples/embed --scratch-path "$scratch"
 mkdir -p "$out"
 "$scratch/debug/embed" samples/lesson.webm samples/live-feed.ogg samples/student-mic.ogg "$out/mix.wav" "$out/uplink.wav"

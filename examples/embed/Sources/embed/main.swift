@@ -20,6 +20,7 @@ let (lessonPath, classmatePath, micPath, mixPath, uplinkPath) = (arguments[0], a
 let logger = Logger(label: "embed")
 
 do {
+    // snippet: begin (README.md and docs/INTEGRATING.md show these lines; make test checks they match)
     try GStreamer.initialize()
     // The uplink: every 10 ms frame of the processed microphone, encoded to each destination.
     let uplink = try UplinkSender(destinations: [.wav(path: uplinkPath), .rtp(try RTPEndpoint(uri: "rtp://127.0.0.1:5004"))], logger: logger)
@@ -47,6 +48,7 @@ do {
     let duck = try controller.session.duck(owner: "effects")     // an effect plays: the lesson −20 dB
     Thread.sleep(forTimeInterval: 1)
     try controller.session.releaseDuck(duck)
+    // snippet: end
 
     ended.wait()
     _ = watching
