@@ -17,7 +17,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs man bench soak clean debian13-clean
+.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs man deb deb-check bench soak clean debian13-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -135,8 +135,25 @@ docs: setup
 man: build
 	$(SWIFT) package --scratch-path $(SCRATCH) generate-manual --configuration debug --authors classroom-audio
 	mkdir -p out/man
-	cp $(SCRATCH)/plugins/GenerateManual/outputs/classroom-player/classroom-player.1 out/man/
+	# A blank line is a paragraph break in mdoc only as .Pp (groff warns on the bare ones the help's paragraphs leave).
+	sed 's/^$$/.Pp/' $(SCRATCH)/plugins/GenerateManual/outputs/classroom-player/classroom-player.1 > out/man/classroom-player.1
 	@echo "man: out/man/classroom-player.1 (read it with: man -l out/man/classroom-player.1)"
+
+# classroom-player as a Debian package for this machine's release, in out/deb: the release build
+# with the Swift runtime linked in, Depends from its libraries and the GStreamer plugins it loads
+# (scripts/make-deb.sh).
+deb: setup man
+	SWIFT="$(SWIFT)" SCRATCH="$(SCRATCH)" bash scripts/make-deb.sh out/deb
+
+# A package as a kiosk gets it (DEB=out/deb/classroom-player_…deb; every one in out/deb without):
+# lintian with no error or warning, then installed, run and purged in a bare minbase root of its
+# release without Swift (scripts/deb-check.sh; root, or sudo).
+DEB ?= $(wildcard out/deb/classroom-player_*.deb)
+deb-check:
+	@test -n "$(DEB)" || { echo "deb-check: no package in out/deb; make one with: make deb" >&2; exit 1; }
+	for deb in $(DEB); do \
+		lintian --fail-on error,warning --tag-display-limit 0 "$$deb" && bash scripts/deb-check.sh "$$deb" || exit 1; \
+	done
 
 # examples/embed, a package that depends on this one by path as an integrator's does: built and
 # run on the samples (scripts/test-example.sh).

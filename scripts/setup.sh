@@ -29,6 +29,9 @@ packages=(
   pulseaudio-utils                    # pactl: plugging and unplugging devices
   espeak-ng                           # speech for tests and samples
   sox                                 # measuring what came out
+  dpkg-dev                            # make deb: dpkg-shlibdeps finds the Depends of the binary
+  lintian                             # make deb-check: the package as Debian's checker sees it
+  debootstrap                         # make deb-check: a bare kiosk root of each release to install the package into
   ffmpeg                              # a second, independent RTP sender (Opus on pt 111, G.711) in the tests
   janus                               # a real conferencing server (AudioBridge) for the room tests and bench
   chromium                            # a real browser teacher in the room tests (headless, a WAV as its microphone)

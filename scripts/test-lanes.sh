@@ -39,7 +39,7 @@ cd "$here/.."
 swift=${SWIFT:-swift}
 logs=out/lanes
 mkdir -p "$logs"
-rm -f "$logs"/*.log "$logs"/results
+rm -f "$logs"/*.log "$logs"/results out/deb/classroom-player_*.deb
 started=$(date +%s)
 
 native=$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}" ) || native=""
@@ -66,10 +66,13 @@ if [[ ${1:-all} == all && $native_lane == debian12 ]]; then
   lanes+=(debian13)
 fi
 
-# lane_make LANE TARGET...: make in the lane (here, or in the root with its own scratch path).
+# lane_make LANE TARGET...: make in the lane (here, or in the root with its own scratch path);
+# with ON_HOST=1, here as root whatever the lane: a lane's package is checked from outside its root.
 lane_make() {
   local lane=$1; shift
-  if [[ $lane == debian13 && $native_lane != debian13 ]]; then
+  if [[ -n ${ON_HOST:-} ]]; then
+    "${as_root[@]}" make --no-print-directory SWIFT="$swift" "$@"
+  elif [[ $lane == debian13 && $native_lane != debian13 ]]; then
     "${as_root[@]}" env DEBIAN13_NETWORK=private bash scripts/debian13.sh run make --no-print-directory SCRATCH=.build-debian13 SWIFT=swift "$@"
   else
     make --no-print-directory SWIFT="$swift" "$@"
@@ -116,7 +119,8 @@ if [[ -n $two ]]; then
   wait "$root_job"
   if grep -q $'^debian13\troot\tpassed' "$logs/results"; then
     { quiet debian13 build test-build && quiet debian13 quick test-quick "QUICK_SKIP=|ClassroomAudioTests" LEAKS=1
-      quiet debian13 example test-example; } &
+      quiet debian13 example test-example
+      quiet debian13 deb deb && ON_HOST=1 quiet debian13 deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~deb13_*.deb)"; } &
     build_job=$!
   else
     echo "==== [debian13] no root, so no lane: $(tail -3 "$logs/debian13-root.log") ===="
@@ -126,10 +130,12 @@ step "$native_lane" quick test-quick LEAKS=1
 step "$native_lane" session-standalone test-session-standalone
 step "$native_lane" example test-example
 step "$native_lane" docs docs man
+# The package a kiosk installs, and its install, run and purge in a bare root of this release.
+step "$native_lane" deb deb && ON_HOST=1 step "$native_lane" deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~"${native_lane/debian/deb}"_*.deb)"
 if [[ -n ${build_job:-} ]]; then
   echo "==== [debian13] waiting for its build, quick pass and example ($(date +%H:%M:%S)) ===="
   wait "$build_job"
-  for pass in root build quick example; do
+  for pass in root build quick example deb deb-check; do
     [[ -f $logs/debian13-$pass.log ]] || continue
     echo "==== [debian13] $pass (from $logs/debian13-$pass.log) ===="
     cat "$logs/debian13-$pass.log"
