@@ -5,6 +5,7 @@
 # that `apt-get purge` leaves none of the package's files behind. Root only.
 #
 #   scripts/deb-check.sh out/deb/classroom-player_0.9.0~deb12_amd64.deb
+#   scripts/deb-check.sh --root bookworm|trixie     only make (or find) the bare root
 #
 # The root (debootstrap --variant=minbase, nothing else) is cached in $CLASSROOM_AUDIO_CACHE
 # (/var/cache/classroom-audio) and never changed: each check runs on an overlay of it, thrown away
@@ -25,25 +26,44 @@ if [[ ${1:-} == __inside ]]; then
   exec chroot "$merged" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"
 fi
 
+[[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mounts, chroot); run it as root or through sudo."
+mkdir -p "$cache"
+
+# kiosk_root CODENAME: the cached bare root of that release, made first when missing; a lock lets
+# a check wait for the root that `--root` is making beside the build.
+kiosk_root() {
+  local codename=$1 base
+  base=$cache/kiosk-$codename-$(echo "$mirror" | sha256sum | cut -c1-8)
+  exec 9> "$cache/kiosk-$codename.lock"
+  flock 9
+  if [[ ! -d $base ]]; then
+    command -v debootstrap > /dev/null || die "debootstrap is not installed: run 'make setup', or: apt-get install debootstrap"
+    echo "deb-check: making a bare $codename root, as a kiosk is (debootstrap minbase from $mirror; a few minutes)" >&2
+    rm -rf "$base.partial"
+    debootstrap --variant=minbase "$codename" "$base.partial" "$mirror" > "$cache/kiosk-$codename-debootstrap.log" 2>&1 \
+      || die "debootstrap failed (log: $cache/kiosk-$codename-debootstrap.log; is $mirror reachable?)"
+    printf '#!/bin/sh\nexit 101\n' > "$base.partial/usr/sbin/policy-rc.d"   # no services start in it
+    chmod 755 "$base.partial/usr/sbin/policy-rc.d"
+    mv "$base.partial" "$base"
+  fi
+  exec 9>&-
+  [[ ! -e $base/opt/swift ]] || die "$base has a Swift toolchain; it must not"
+  echo "$base"
+}
+
+# --root CODENAME: only make (or find) the root; make test does it beside the build.
+if [[ ${1:-} == --root ]]; then
+  kiosk_root "${2:?usage: scripts/deb-check.sh --root bookworm|trixie}"
+  exit
+fi
+
 deb=${1:?usage: scripts/deb-check.sh PACKAGE.deb}
 [[ -f $deb ]] || die "no package at $deb; make one with: make deb"
-[[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mounts, chroot); run it as root or through sudo."
 codename=$(dpkg-deb -f "$deb" Version | sed -nE 's/.*~deb12$/bookworm/p; s/.*~deb13$/trixie/p')
 [[ -n $codename ]] || die "$deb is for no Debian release this checks (its version ends in ~deb12 or ~deb13)"
-base=$cache/kiosk-$codename-$(echo "$mirror" | sha256sum | cut -c1-8)
+base=$(kiosk_root "$codename")
 archives=$cache/kiosk-$codename-archives
-mkdir -p "$cache" "$archives"
-command -v debootstrap > /dev/null || die "debootstrap is not installed: run 'make setup', or: apt-get install debootstrap"
-if [[ ! -d $base ]]; then
-  echo "deb-check: making a bare $codename root, as a kiosk is (debootstrap minbase from $mirror; a few minutes)"
-  rm -rf "$base.partial"
-  debootstrap --variant=minbase "$codename" "$base.partial" "$mirror" > "$cache/kiosk-debootstrap.log" 2>&1 \
-    || die "debootstrap failed (log: $cache/kiosk-debootstrap.log; is $mirror reachable?)"
-  printf '#!/bin/sh\nexit 101\n' > "$base.partial/usr/sbin/policy-rc.d"   # no services start in it
-  chmod 755 "$base.partial/usr/sbin/policy-rc.d"
-  mv "$base.partial" "$base"
-fi
-[[ ! -e $base/opt/swift ]] || die "$base has a Swift toolchain; it must not"
+mkdir -p "$archives"
 
 work=$(mktemp -d)
 cleanup() { umount -R "$work/merged" 2>/dev/null || true; rm -rf "$work"; }
@@ -64,11 +84,12 @@ swift_libraries=$(inside ldd /usr/bin/classroom-player | grep -c -i swift || tru
 version=$(inside classroom-player --version)
 echo "deb-check: classroom-player --version: $version"
 inside classroom-player probe /kiosk/lesson.webm > "$work/probe.txt" || { cat "$work/probe.txt"; die "probe on the sample lesson failed in the $codename root"; }
+grep -q '^Verdict: *can play' "$work/probe.txt" || { cat "$work/probe.txt"; die "probe says the sample lesson cannot play in the $codename root"; }
 inside classroom-player play /kiosk/lesson.webm --live /kiosk/live-feed.ogg --mic none --output wav:/kiosk/mix.wav --no-stdin --no-mpris > "$work/play.txt" 2>&1 \
   || { tail -20 "$work/play.txt"; die "the sample lesson with its live feed failed in the $codename root"; }
 level=$(sox "$work/merged/kiosk/mix.wav" -n stat 2>&1 | awk '/RMS +amplitude/ { if ($3 > 0) printf "%.1f", 20 * log($3) / log(10); else print "-inf" }')
 seconds=$(soxi -D "$work/merged/kiosk/mix.wav")
-echo "FIGURE deb-check $codename: $version; probe: $(head -1 "$work/probe.txt"); the sample lesson with its live feed: $seconds s at $level dBFS RMS"
+echo "FIGURE deb-check $codename: $version; probe: $(grep -E '^(Duration|Verdict):' "$work/probe.txt" | tr -s ' ' | paste -sd ';' -); the sample lesson with its live feed: $seconds s at $level dBFS RMS"
 awk -v level="$level" 'BEGIN { exit !(level != "-inf" && level > -40) }' || die "the sample lesson played silent in the $codename root ($level dBFS)"
 inside dpkg -L classroom-player > "$work/files.txt"
 inside apt-get purge -y -qq classroom-player > /dev/null

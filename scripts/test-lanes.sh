@@ -105,7 +105,12 @@ step() {
 quiet() { step "$@" > /dev/null 2>&1; }
 
 two=${lanes[1]:-}
-# 1. This machine's build; the root beside it.
+# 1. This machine's build; the root beside it, and the bare kiosk roots the packages are checked in
+#    (debootstrap: mostly waiting on the network).
+for lane in "${lanes[@]}"; do
+  codename=$([[ $lane == debian13 ]] && echo trixie || echo bookworm)
+  "${as_root[@]}" bash scripts/deb-check.sh --root "$codename" > "$logs/$lane-kiosk-root.log" 2>&1 &
+done
 if [[ -n $two ]]; then
   ( from=$(date +%s); "${as_root[@]}" bash scripts/debian13.sh root > "$logs/debian13-root.log" 2>&1; s=$?
     printf '%s\t%s\t%s\t%s\t%s\n' debian13 root "$([[ $s -eq 0 ]] && echo passed || echo FAILED)" $(( $(date +%s) - from )) \
