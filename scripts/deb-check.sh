@@ -87,7 +87,7 @@ inside classroom-player probe /kiosk/lesson.webm > "$work/probe.txt" || { cat "$
 grep -q '^Verdict: *can play' "$work/probe.txt" || { cat "$work/probe.txt"; die "probe says the sample lesson cannot play in the $codename root"; }
 inside classroom-player play /kiosk/lesson.webm --live /kiosk/live-feed.ogg --mic none --output wav:/kiosk/mix.wav --no-stdin --no-mpris > "$work/play.txt" 2>&1 \
   || { tail -20 "$work/play.txt"; die "the sample lesson with its live feed failed in the $codename root"; }
-level=$(sox "$work/merged/kiosk/mix.wav" -n stat 2>&1 | awk '/RMS +amplitude/ { if ($3 > 0) printf "%.1f", 20 * log($3) / log(10); else print "-inf" }')
+level=$(bash "$here/wav-level.sh" "$work/merged/kiosk/mix.wav")
 seconds=$(soxi -D "$work/merged/kiosk/mix.wav")
 echo "FIGURE deb-check $codename: $version; probe: $(grep -E '^(Duration|Verdict):' "$work/probe.txt" | tr -s ' ' | paste -sd ';' -); the sample lesson with its live feed: $seconds s at $level dBFS RMS"
 awk -v level="$level" 'BEGIN { exit !(level != "-inf" && level > -40) }' || die "the sample lesson played silent in the $codename root ($level dBFS)"

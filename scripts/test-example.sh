@@ -16,10 +16,8 @@ python3 scripts/snippets.py --check
 mkdir -p "$out"
 "$scratch/debug/embed" samples/lesson.webm samples/live-feed.ogg samples/student-mic.ogg "$out/mix.wav" "$out/uplink.wav"
 
-# RMS level in dBFS of a WAV (sox's stat), or -inf when silent.
-level() { sox "$1" -n stat 2>&1 | awk '/RMS +amplitude/ { if ($3 > 0) printf "%.1f", 20 * log($3) / log(10); else print "-inf" }'; }
-mix=$(level "$out/mix.wav")
-uplink=$(level "$out/uplink.wav")
+mix=$(bash scripts/wav-level.sh "$out/mix.wav")
+uplink=$(bash scripts/wav-level.sh "$out/uplink.wav")
 echo "FIGURE examples/embed: mix $(soxi -D "$out/mix.wav") s at $mix dBFS RMS, uplink $(soxi -D "$out/uplink.wav") s at $uplink dBFS RMS"
 awk -v mix="$mix" -v up="$uplink" 'BEGIN { exit !(mix != "-inf" && mix > -40 && up != "-inf" && up > -50) }' || {
   echo "test-example: the example's WAVs are silent or too quiet (mix $mix dBFS, uplink $uplink dBFS; bounds -40 and -50): the embedded engine did not play or send what it was given." >&2
