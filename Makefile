@@ -17,17 +17,22 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs man deb deb-check bench soak clean debian13-clean
+.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs man deb deb-check demo-check bench soak clean debian13-clean
 
 setup:
 	@bash scripts/setup.sh
 
-build: setup
-	$(SWIFT) build --scratch-path $(SCRATCH) --product classroom-player
+BUILD_PLAYER = $(SWIFT) build --scratch-path $(SCRATCH) --product classroom-player
 
+build: setup
+	$(BUILD_PLAYER)
+
+# Installs only what building and playing needs (no test servers, browsers or packaging tools).
 # Plays on the default output when a sound server answers, else writes out/demo.wav; either way
 # prints where the sound went and a one-line summary (seconds, level, events in out/demo-events.jsonl).
-demo: build
+demo:
+	@bash scripts/setup.sh demo
+	$(BUILD_PLAYER)
 	$(SCRATCH)/debug/classroom-player play samples/lesson.webm --live samples/live-feed.ogg \
 		--mic samples/student-mic.ogg --script samples/demo-timeline.json \
 		--fallback-wav out/demo.wav --uplink wav:out/demo-uplink.wav --events out/demo-events.jsonl --no-stdin
@@ -154,6 +159,12 @@ deb-check:
 	for deb in $(DEB); do \
 		lintian --fail-on error --tag-display-limit 0 "$$deb" && bash scripts/deb-check.sh "$$deb" || exit 1; \
 	done
+
+# make demo as a newcomer runs it: from a clone of HEAD, in a bare root of RELEASE (this machine's
+# by default) that has only what Swift itself needs (scripts/demo-check.sh; root, or sudo).
+RELEASE ?= $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
+demo-check:
+	bash scripts/demo-check.sh $(RELEASE)
 
 # examples/embed, a package that depends on this one by path as an integrator's does: built and
 # run on the samples (scripts/test-example.sh).

@@ -13,43 +13,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
-cache=${CLASSROOM_AUDIO_CACHE:-/var/cache/classroom-audio}
-mirror=${KIOSK_MIRROR:-http://deb.debian.org/debian}
 die() { echo "deb-check: $*" >&2; exit 1; }
-
-if [[ ${1:-} == __inside ]]; then
-  # In the private mount namespace: the overlay's root gets /proc, /dev and the network's resolver.
-  merged=$2; shift 2
-  mount -t proc proc "$merged/proc"
-  mount --rbind /dev "$merged/dev"
-  cp /etc/resolv.conf "$merged/etc/resolv.conf"
-  exec chroot "$merged" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"
-fi
-
 [[ $(id -u) -eq 0 ]] || die "needs root (debootstrap, mounts, chroot); run it as root or through sudo."
-mkdir -p "$cache"
-
-# kiosk_root CODENAME: the cached bare root of that release, made first when missing; a lock lets
-# a check wait for the root that `--root` is making beside the build.
-kiosk_root() {
-  local codename=$1 base
-  base=$cache/kiosk-$codename-$(echo "$mirror" | sha256sum | cut -c1-8)
-  exec 9> "$cache/kiosk-$codename.lock"
-  flock 9
-  if [[ ! -d $base ]]; then
-    command -v debootstrap > /dev/null || die "debootstrap is not installed: run 'make setup', or: apt-get install debootstrap"
-    echo "deb-check: making a bare $codename root, as a kiosk is (debootstrap minbase from $mirror; a few minutes)" >&2
-    rm -rf "$base.partial"
-    debootstrap --variant=minbase "$codename" "$base.partial" "$mirror" > "$cache/kiosk-$codename-debootstrap.log" 2>&1 \
-      || die "debootstrap failed (log: $cache/kiosk-$codename-debootstrap.log; is $mirror reachable?)"
-    printf '#!/bin/sh\nexit 101\n' > "$base.partial/usr/sbin/policy-rc.d"   # no services start in it
-    chmod 755 "$base.partial/usr/sbin/policy-rc.d"
-    mv "$base.partial" "$base"
-  fi
-  exec 9>&-
-  [[ ! -e $base/opt/swift ]] || die "$base has a Swift toolchain; it must not"
-  echo "$base"
-}
+# shellcheck source=lib/bare-root.sh
+. "$here/lib/bare-root.sh"
 
 # --root CODENAME: only make (or find) the root; make test does it beside the build.
 if [[ ${1:-} == --root ]]; then
@@ -68,12 +35,10 @@ mkdir -p "$archives"
 work=$(mktemp -d)
 cleanup() { umount -R "$work/merged" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-mkdir -p "$work/upper" "$work/work" "$work/merged"
-mount -t overlay overlay -o "lowerdir=$base,upperdir=$work/upper,workdir=$work/work" "$work/merged"
-mkdir -p "$work/merged/var/cache/apt/archives" "$work/merged/kiosk"
-mount --bind "$archives" "$work/merged/var/cache/apt/archives"
+root_overlay "$base" "$work"
+mkdir -p "$work/merged/kiosk"
 cp "$deb" "$repo/samples/lesson.webm" "$repo/samples/live-feed.ogg" "$work/merged/kiosk/"
-inside() { unshare --mount -- bash "$here/deb-check.sh" __inside "$work/merged" "$@"; }
+inside() { in_root "$work/merged" --rw "$archives:/var/cache/apt/archives" -- "$@"; }
 
 name=$(basename "$deb")
 echo "deb-check: apt-get install ./$name in a bare $codename root"

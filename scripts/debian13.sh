@@ -34,13 +34,10 @@ mirror=${DEBIAN13_MIRROR:-http://deb.debian.org/debian}
 swift_dir=/opt/swift
 packages_dir=/opt/swift-packages
 
-# What the Swift toolchain itself needs on Debian 13 (swift.org's list for Debian, in trixie's
-# names); the project's own packages come from setup.sh.
-toolchain_packages=(
-  binutils git libc6-dev libcurl4-openssl-dev libedit2 libgcc-14-dev libstdc++-14-dev
-  libpython3-dev libsqlite3-0 libxml2-dev libncurses-dev libz3-dev zlib1g-dev tzdata
-  ca-certificates unzip iproute2 procps make
-)
+# What the Swift toolchain itself needs on Debian 13, and ip and ps for the tests' namespaces and
+# servers; the project's own packages come from setup.sh.
+mapfile -t toolchain_packages < <(bash "$here/toolchain-packages.sh" trixie)
+toolchain_packages+=(iproute2 procps)
 
 die() { echo "debian13: $*" >&2; exit 1; }
 

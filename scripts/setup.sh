@@ -1,29 +1,41 @@
 #!/usr/bin/env bash
-# Installs every Debian package the project needs, and nothing when all are present, on Debian 12
+# Installs the Debian packages the project needs, and nothing when all are present, on Debian 12
 # (bookworm) or Debian 13 (trixie), read from /etc/os-release. Idempotent; runs `apt-get update`
 # only when a package is missing and apt has no lists (or the install fails on stale ones). Works
 # as root, or through sudo.
 #
-#   scripts/setup.sh                  install what is missing
-#   scripts/setup.sh --list [CODENAME]  print the packages for this release (or CODENAME), one a line
+#   scripts/setup.sh                    everything: build, play, test, package, benchmark (make test)
+#   scripts/setup.sh demo               what building and playing needs, no more (make demo)
+#   scripts/setup.sh [demo] --list [CODENAME]
+#                                       print those packages for this release (or CODENAME), one a line
 #
 # One list, in Debian 12's names; what another release calls differently, or does not package,
 # is named below it (differs_in_<codename>).
 set -euo pipefail
 
-packages=(
-  pkg-config                          # SwiftPM finds GStreamer's flags through it
+# What building classroom-player and playing a lesson with it needs: make demo installs these alone.
+build_and_play=(
+  pkg-config                          # SwiftPM finds the C libraries' flags through it
   libgstreamer1.0-dev                 # CGStreamer headers: core, base, controller
   libgstreamer-plugins-base1.0-dev    # app, audio, pbutils headers
-  gstreamer1.0-tools                  # gst-launch-1.0 / gst-inspect-1.0 (pipelines/, debugging)
+  libglib2.0-dev                      # CGio: the D-Bus bindings (MPRIS)
+  libssl-dev                          # COpenSSL: the TLS target (Janus over HTTPS) and SRTP's key derivation build against it
+  libpulse-dev                        # CPulse: moving our own playback stream (pulsesink 1.22 leaks its lock doing it)
+  libsystemd-dev                      # CSystemd: sd_notify (readiness, status, watchdog) and the journal's native protocol
+  libcurl4                            # FoundationNetworking's HTTP (Janus's API)
   gstreamer1.0-plugins-base           # appsrc/appsink, audiomixer, volume, decodebin, vorbis, opus
   gstreamer1.0-plugins-good           # level, wavenc, pulsesink/pulsesrc, webm, vp8, rtp
   gstreamer1.0-plugins-bad            # webrtcdsp/webrtcechoprobe, audiobuffersplit, webrtcbin, srtpenc/srtpdec
   gstreamer1.0-nice                   # ICE for webrtcbin (libnice): the room over WebRTC
+  gstreamer1.0-libav                  # H.264/AAC lessons
+)
+
+# What the tests, the benchmark, the package and the docs need besides: make test installs these too.
+for_tests=(
+  gstreamer1.0-tools                  # gst-launch-1.0 / gst-inspect-1.0 (pipelines/, debugging)
   tshark                              # the room tests capture what crosses the wire: DTLS and SRTP, no RTP in the clear
   nftables                            # the room tests cut UDP to Janus in its namespace: ICE fails, the room rejoins
   openssl                             # the HTTPS room tests make a CA and a certificate of their own
-  gstreamer1.0-libav                  # H.264/AAC lessons
   gstreamer1.0-plugins-base-apps      # gst-device-monitor-1.0
   pulseaudio                          # a real sound server with null sinks for tests and headless runs
   pulseaudio-utils                    # pactl: plugging and unplugging devices
@@ -41,10 +53,6 @@ packages=(
   pipewire-pulse                      # its PulseAudio protocol (pulsesink/pulsesrc, pactl)
   wireplumber                         # its session manager (default sink, routing)
   dbus                                # dbus-run-session: PipeWire's private D-Bus session
-  libcurl4                            # FoundationNetworking's HTTP (Janus's API)
-  libssl-dev                          # COpenSSL: the TLS target (Janus over HTTPS) and SRTP's key derivation build against it
-  libpulse-dev                        # CPulse: moving our own playback stream (pulsesink 1.22 leaks its lock doing it)
-  libsystemd-dev                      # CSystemd: sd_notify (readiness, status, watchdog) and the journal's native protocol
   systemd                             # systemd-analyze verify on the unit, in the tests
   playerctl                           # drives the player over MPRIS in the tests, as a desktop would
   dbus-daemon                         # a private session bus for those tests
@@ -68,6 +76,14 @@ differs_in_trixie=(
   janus=                              # Janus is not in Debian 13: the room tests take it from a Debian 12 system (docs/TESTING.md, "Platforms")
   libjs-janus-gateway=                # janus.js comes with Janus, from the same place
 )
+
+wanted=all
+if [[ ${1:-} == demo ]]; then
+  wanted=demo
+  shift
+fi
+packages=("${build_and_play[@]}")
+[[ $wanted == demo ]] || packages+=("${for_tests[@]}")
 
 codename=${2:-}
 if [[ -z $codename ]]; then
