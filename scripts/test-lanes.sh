@@ -12,17 +12,22 @@
 #   scripts/test-lanes.sh native    this machine's lane alone (make test LANES=native)
 #
 # How two lanes share 2 cores (measured; docs/TESTING.md, "Platforms"):
-#   1. debian12's build, while the Debian 13 root is found (or made, first time: apt and dpkg);
-#   2. debian13's build and quick pass in the root, beside debian12's work that is not judged in
-#      real time: its quick pass (parallel already) and the session model without GStreamer;
+#   1. debian12's build, while the Debian 13 root and the bare roots the packages and make demo are
+#      checked in are found (or made, first time: apt and dpkg);
+#   2. debian13's build, quick pass and example in the root, beside debian12's work that is not
+#      judged in real time: its quick pass (parallel already), the session model without
+#      GStreamer, the example and the docs;
 #   3. one lane's engine pass beside the other's CLI pass (with the room suites), then the other
 #      way round: their tests wait on real time far more than they compute (the CPU was 63-97 %
 #      idle with both running, vmstat every 5 s), and every thread that feeds the engine or the
-#      sound server is real-time (SCHED_RR), so each pass passed beside the other as it does alone;
+#      sound server is real-time (SCHED_RR), so each pass passed beside the other as it does alone.
+#      Beside them, each lane's package (make deb, deb-check) and make demo in a bare root
+#      (demo-check) take the idle CPU at the lowest priority there is (scripts/lowest-priority.sh:
+#      SCHED_IDLE in a session of its own at nice 19), waited for before step 4;
 #   4. the device passes, one at a time, nothing beside them: their busy minute runs a CPU hog on
 #      both cores, which would starve the other lane's test processes (normal priority) too.
-# No build runs beside a real-time pass: it takes both cores for minutes, and starved them before
-# the feeders were real-time (levels, speech seconds, ERLE off).
+# A build at normal priority never runs beside a real-time pass: it takes both cores for minutes,
+# and starved them before the feeders were real-time (levels, speech seconds, ERLE off).
 # The leak check rides on each lane's quick and engine passes (LEAKS=1: those passes run under
 # GStreamer's leaks tracer and fail on a leak), not a third run of the same tests; its two allowed
 # upstream leaks are the same on 1.22.0 and 1.26.2 (scripts/check-leaks.sh).
@@ -67,15 +72,18 @@ if [[ ${1:-all} == all && $native_lane == debian12 ]]; then
 fi
 
 # lane_make LANE TARGET...: make in the lane (here, or in the root with its own scratch path);
-# with ON_HOST=1, here as root whatever the lane: a lane's package is checked from outside its root.
+# with ON_HOST=1, here as root whatever the lane: a lane's package is checked from outside its root;
+# with LOWEST=1, at the lowest priority (after sudo, which starts a session of its own).
 lane_make() {
   local lane=$1; shift
+  local low=()
+  [[ -n ${LOWEST:-} ]] && low=(bash scripts/lowest-priority.sh)
   if [[ -n ${ON_HOST:-} ]]; then
-    "${as_root[@]}" make --no-print-directory SWIFT="$swift" "$@"
+    "${as_root[@]}" "${low[@]}" make --no-print-directory SWIFT="$swift" "$@"
   elif [[ $lane == debian13 && $native_lane != debian13 ]]; then
-    "${as_root[@]}" env DEBIAN13_NETWORK=private bash scripts/debian13.sh run make --no-print-directory SCRATCH=.build-debian13 SWIFT=swift "$@"
+    "${as_root[@]}" "${low[@]}" env DEBIAN13_NETWORK=private bash scripts/debian13.sh run make --no-print-directory SCRATCH=.build-debian13 SWIFT=swift "$@"
   else
-    make --no-print-directory SWIFT="$swift" "$@"
+    "${low[@]}" make --no-print-directory SWIFT="$swift" "$@"
   fi
 }
 
@@ -105,11 +113,13 @@ step() {
 quiet() { step "$@" > /dev/null 2>&1; }
 
 two=${lanes[1]:-}
-# 1. This machine's build; the root beside it, and the bare kiosk roots the packages are checked in
-#    (debootstrap: mostly waiting on the network).
+codename_of() { [[ $1 == debian13 ]] && echo trixie || echo bookworm; }
+
+# 1. This machine's build; the root beside it, and the bare roots the packages and make demo are
+#    checked in (debootstrap and apt: mostly waiting on the network).
 for lane in "${lanes[@]}"; do
-  codename=$([[ $lane == debian13 ]] && echo trixie || echo bookworm)
-  "${as_root[@]}" bash scripts/deb-check.sh --root "$codename" > "$logs/$lane-kiosk-root.log" 2>&1 &
+  ( "${as_root[@]}" bash scripts/deb-check.sh --root "$(codename_of "$lane")"
+    "${as_root[@]}" bash scripts/demo-check.sh --root "$(codename_of "$lane")" ) > "$logs/$lane-bare-roots.log" 2>&1 &
 done
 if [[ -n $two ]]; then
   ( from=$(date +%s); "${as_root[@]}" bash scripts/debian13.sh root > "$logs/debian13-root.log" 2>&1; s=$?
@@ -124,8 +134,7 @@ if [[ -n $two ]]; then
   wait "$root_job"
   if grep -q $'^debian13\troot\tpassed' "$logs/results"; then
     { quiet debian13 build test-build && quiet debian13 quick test-quick "QUICK_SKIP=|ClassroomAudioTests" LEAKS=1
-      quiet debian13 example test-example
-      quiet debian13 deb deb && ON_HOST=1 quiet debian13 deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~deb13_*.deb)"; } &
+      quiet debian13 example test-example; } &
     build_job=$!
   else
     echo "==== [debian13] no root, so no lane: $(tail -3 "$logs/debian13-root.log") ===="
@@ -135,12 +144,10 @@ step "$native_lane" quick test-quick LEAKS=1
 step "$native_lane" session-standalone test-session-standalone
 step "$native_lane" example test-example
 step "$native_lane" docs docs man
-# The package a kiosk installs, and its install, run and purge in a bare root of this release.
-step "$native_lane" deb deb && ON_HOST=1 step "$native_lane" deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~"${native_lane/debian/deb}"_*.deb)"
 if [[ -n ${build_job:-} ]]; then
   echo "==== [debian13] waiting for its build, quick pass and example ($(date +%H:%M:%S)) ===="
   wait "$build_job"
-  for pass in root build quick example deb deb-check; do
+  for pass in root build quick example; do
     [[ -f $logs/debian13-$pass.log ]] || continue
     echo "==== [debian13] $pass (from $logs/debian13-$pass.log) ===="
     cat "$logs/debian13-$pass.log"
@@ -162,20 +169,52 @@ beside() {
   return "$status"
 }
 
-# 3. The real-time passes. With two lanes, each one's engine beside the other's CLI, then the
-#    device passes one at a time; with one, one pass at a time.
-if [[ -n $two ]] && grep -q $'^debian13\tbuild\tpassed' "$logs/results"; then
+# 3. The real-time passes, and beside them at the lowest priority each lane's package (built, then
+#    installed, run and purged in a bare root of its release) and make demo from a clone in a bare
+#    root with only what Swift needs. With two lanes, each one's engine beside the other's CLI;
+#    with one, one pass at a time. Then the device passes, one at a time, with nothing beside them.
+packaged=("$native_lane")
+[[ -n $two ]] && grep -q $'^debian13\tbuild\tpassed' "$logs/results" && packaged+=(debian13)
+# Each package builds in a scratch path of its own: SwiftPM locks the one the lane's tests run from.
+for lane in "${packaged[@]}"; do
+  LOWEST=1 quiet "$lane" deb deb "SCRATCH=.build-$lane-deb" \
+    && LOWEST=1 ON_HOST=1 quiet "$lane" deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~"${lane/debian/deb}"_*.deb)"
+  LOWEST=1 ON_HOST=1 quiet "$lane" demo-check demo-check "RELEASE=$(codename_of "$lane")"
+done &
+packages_job=$!
+# An interrupted make test takes the lowest-priority work (sessions of their own) with it.
+stop_lowest() {
+  local wrapper leader
+  for wrapper in $(pgrep -f '^setsid --wait bash -c'); do
+    for leader in $(pgrep -P "$wrapper"); do pkill -s "$leader"; done
+  done
+}
+trap stop_lowest EXIT
+after_realtime() {
+  echo "==== waiting for the packages and make demo in bare roots, run beside the real-time passes ($(date +%H:%M:%S)) ===="
+  wait "$packages_job"
+  for lane in "${packaged[@]}"; do
+    for pass in deb deb-check demo-check; do
+      [[ -f $logs/$lane-$pass.log ]] || continue
+      echo "==== [$lane] $pass (from $logs/$lane-$pass.log) ===="
+      cat "$logs/$lane-$pass.log"
+    done
+  done
+}
+if [[ ${#packaged[@]} -eq 2 ]]; then
   beside "$native_lane" engine "test-engine LEAKS=1" -- debian13 cli test-cli
   beside "$native_lane" cli test-cli -- debian13 engine "test-engine LEAKS=1"
+  after_realtime
   for lane in "$native_lane" debian13; do
     step "$lane" devices-pulseaudio test-devices-pulseaudio
     step "$lane" devices-pipewire test-devices-pipewire
   done
 else
   step "$native_lane" engine test-engine LEAKS=1
+  step "$native_lane" cli test-cli
+  after_realtime
   step "$native_lane" devices-pulseaudio test-devices-pulseaudio
   step "$native_lane" devices-pipewire test-devices-pipewire
-  step "$native_lane" cli test-cli
 fi
 
 echo
