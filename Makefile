@@ -17,7 +17,7 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 SCRATCH ?= .build
 
-.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs man deb deb-check demo-check bench soak clean debian13-clean
+.PHONY: setup build demo test test-build test-swift test-quick test-realtime test-engine test-devices-pulseaudio test-devices-pipewire test-cli test-leaks test-session-standalone test-example docs man deb deb-check demo-check release bench soak clean debian13-clean
 
 setup:
 	@bash scripts/setup.sh
@@ -159,6 +159,11 @@ deb-check:
 	for deb in $(DEB); do \
 		lintian --fail-on error --tag-display-limit 0 "$$deb" && bash scripts/deb-check.sh "$$deb" || exit 1; \
 	done
+
+# Tags HEAD as a release: the version --version prints, when CHANGELOG.md has its section
+# (scripts/release.sh); SwiftPM resolves `from: "VERSION"` against the tag.
+release:
+	bash scripts/release.sh
 
 # make demo as a newcomer runs it: from a clone of HEAD, in a bare root of RELEASE (this machine's
 # by default) that has only what Swift itself needs (scripts/demo-check.sh; root, or sudo).
