@@ -41,8 +41,11 @@ demo:
 # (GStreamer 1.26, PipeWire 1.4); LANES=native runs this machine's alone. scripts/test-lanes.sh
 # says how the lanes share the 2 cores and reports each on its own.
 LANES ?= all
+# LOAD=1: one core kept busy at normal priority beside the whole run, in a session of its own, as
+# other work on a developer's machine is (a build, a browser); it ends with make test.
+LOAD ?=
 test: setup
-	SWIFT="$(SWIFT)" bash scripts/test-lanes.sh $(LANES)
+	SWIFT="$(SWIFT)" LOAD="$(LOAD)" bash scripts/test-lanes.sh $(LANES)
 
 # One lane's steps, as scripts/test-lanes.sh calls them (on this machine or inside the root).
 test-build: setup

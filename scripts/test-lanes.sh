@@ -10,24 +10,23 @@
 #
 #   scripts/test-lanes.sh all       both lanes on Debian 12 (make test, CI: 33 minutes)
 #   scripts/test-lanes.sh native    this machine's lane alone (make test LANES=native)
+#   LOAD=1 scripts/test-lanes.sh …  with one core kept busy beside the run (make test LOAD=1)
 #
 # How two lanes share 2 cores (measured; docs/TESTING.md, "Platforms"):
 #   1. debian12's build, while the Debian 13 root and the bare roots the packages and make demo are
 #      checked in are found (or made, first time: apt and dpkg);
-#   2. debian13's build, quick pass and example in the root, beside debian12's work that is not
-#      judged in real time: its quick pass (parallel already), the session model without
-#      GStreamer, the example and the docs;
+#   2. debian13's build, quick pass, example, package and make demo in a bare root, beside
+#      debian12's work that is not judged in real time: its quick pass (parallel already), the
+#      session model without GStreamer, the example, the docs, its package (make deb, deb-check)
+#      and make demo in a bare root (demo-check);
 #   3. one lane's engine pass beside the other's CLI pass (with the room suites), then the other
 #      way round: their tests wait on real time far more than they compute (the CPU was 63-97 %
 #      idle with both running, vmstat every 5 s), and every thread that feeds the engine or the
-#      sound server is real-time (SCHED_RR), so each pass passed beside the other as it does alone.
-#      Beside them, each lane's package (make deb, deb-check) and make demo in a bare root
-#      (demo-check) take the idle CPU at the lowest priority there is (scripts/lowest-priority.sh:
-#      SCHED_IDLE in a session of its own at nice 19), waited for before step 4;
+#      sound server is real-time (SCHED_RR), so each pass passed beside the other as it does alone;
 #   4. the device passes, one at a time, nothing beside them: their busy minute runs a CPU hog on
 #      both cores, which would starve the other lane's test processes (normal priority) too.
-# A build at normal priority never runs beside a real-time pass: it takes both cores for minutes,
-# and starved them before the feeders were real-time (levels, speech seconds, ERLE off).
+# No build runs beside a real-time pass, not even at the lowest CPU priority: a build also costs
+# memory bandwidth and disk writes, which no CPU priority holds back (docs/TESTING.md).
 # The leak check rides on each lane's quick and engine passes (LEAKS=1: those passes run under
 # GStreamer's leaks tracer and fail on a leak), not a third run of the same tests; its two allowed
 # upstream leaks are the same on 1.22.0 and 1.26.2 (scripts/check-leaks.sh).
@@ -46,6 +45,17 @@ logs=out/lanes
 mkdir -p "$logs"
 rm -f "$logs"/*.log "$logs"/results out/deb/classroom-player_*.deb
 started=$(date +%s)
+
+load_job=
+trap '[[ -n $load_job ]] && kill "$load_job" 2> /dev/null' EXIT
+
+# LOAD=1: the other work a developer's machine runs beside make test: one core busy at normal
+# priority, in a session of its own (another terminal's program), bounded by the run.
+if [[ -n ${LOAD:-} && ${LOAD:-} != 0 ]]; then
+  setsid timeout 3h bash -c 'while :; do :; done' &
+  load_job=$!
+  echo "==== LOAD=1: one core kept busy at normal priority beside the run (pid $load_job) ===="
+fi
 
 native=$( . /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}" ) || native=""
 case "$native" in
@@ -72,18 +82,15 @@ if [[ ${1:-all} == all && $native_lane == debian12 ]]; then
 fi
 
 # lane_make LANE TARGET...: make in the lane (here, or in the root with its own scratch path);
-# with ON_HOST=1, here as root whatever the lane: a lane's package is checked from outside its root;
-# with LOWEST=1, at the lowest priority (after sudo, which starts a session of its own).
+# with ON_HOST=1, here as root whatever the lane: a lane's package is checked from outside its root.
 lane_make() {
   local lane=$1; shift
-  local low=()
-  [[ -n ${LOWEST:-} ]] && low=(bash scripts/lowest-priority.sh)
   if [[ -n ${ON_HOST:-} ]]; then
-    "${as_root[@]}" "${low[@]}" make --no-print-directory SWIFT="$swift" "$@"
+    "${as_root[@]}" make --no-print-directory SWIFT="$swift" "$@"
   elif [[ $lane == debian13 && $native_lane != debian13 ]]; then
-    "${as_root[@]}" "${low[@]}" env DEBIAN13_NETWORK=private bash scripts/debian13.sh run make --no-print-directory SCRATCH=.build-debian13 SWIFT=swift "$@"
+    "${as_root[@]}" env DEBIAN13_NETWORK=private bash scripts/debian13.sh run make --no-print-directory SCRATCH=.build-debian13 SWIFT=swift "$@"
   else
-    "${low[@]}" make --no-print-directory SWIFT="$swift" "$@"
+    make --no-print-directory SWIFT="$swift" "$@"
   fi
 }
 
@@ -134,7 +141,9 @@ if [[ -n $two ]]; then
   wait "$root_job"
   if grep -q $'^debian13\troot\tpassed' "$logs/results"; then
     { quiet debian13 build test-build && quiet debian13 quick test-quick "QUICK_SKIP=|ClassroomAudioTests" LEAKS=1
-      quiet debian13 example test-example; } &
+      quiet debian13 example test-example
+      quiet debian13 deb deb && ON_HOST=1 quiet debian13 deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~deb13_*.deb)"
+      ON_HOST=1 quiet debian13 demo-check demo-check RELEASE=trixie; } &
     build_job=$!
   else
     echo "==== [debian13] no root, so no lane: $(tail -3 "$logs/debian13-root.log") ===="
@@ -144,10 +153,14 @@ step "$native_lane" quick test-quick LEAKS=1
 step "$native_lane" session-standalone test-session-standalone
 step "$native_lane" example test-example
 step "$native_lane" docs docs man
+# The package a kiosk installs, and its install, run and purge in a bare root of this release; then
+# make demo from a clone in a bare root with only what Swift needs.
+step "$native_lane" deb deb && ON_HOST=1 step "$native_lane" deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~"${native_lane/debian/deb}"_*.deb)"
+ON_HOST=1 step "$native_lane" demo-check demo-check "RELEASE=$(codename_of "$native_lane")"
 if [[ -n ${build_job:-} ]]; then
-  echo "==== [debian13] waiting for its build, quick pass and example ($(date +%H:%M:%S)) ===="
+  echo "==== [debian13] waiting for its build, quick pass, example, package and make demo ($(date +%H:%M:%S)) ===="
   wait "$build_job"
-  for pass in root build quick example; do
+  for pass in root build quick example deb deb-check demo-check; do
     [[ -f $logs/debian13-$pass.log ]] || continue
     echo "==== [debian13] $pass (from $logs/debian13-$pass.log) ===="
     cat "$logs/debian13-$pass.log"
@@ -169,52 +182,20 @@ beside() {
   return "$status"
 }
 
-# 3. The real-time passes, and beside them at the lowest priority each lane's package (built, then
-#    installed, run and purged in a bare root of its release) and make demo from a clone in a bare
-#    root with only what Swift needs. With two lanes, each one's engine beside the other's CLI;
-#    with one, one pass at a time. Then the device passes, one at a time, with nothing beside them.
-packaged=("$native_lane")
-[[ -n $two ]] && grep -q $'^debian13\tbuild\tpassed' "$logs/results" && packaged+=(debian13)
-# Each package builds in a scratch path of its own: SwiftPM locks the one the lane's tests run from.
-for lane in "${packaged[@]}"; do
-  LOWEST=1 quiet "$lane" deb deb "SCRATCH=.build-$lane-deb" \
-    && LOWEST=1 ON_HOST=1 quiet "$lane" deb-check deb-check "DEB=$(echo out/deb/classroom-player_*~"${lane/debian/deb}"_*.deb)"
-  LOWEST=1 ON_HOST=1 quiet "$lane" demo-check demo-check "RELEASE=$(codename_of "$lane")"
-done &
-packages_job=$!
-# An interrupted make test takes the lowest-priority work (sessions of their own) with it.
-stop_lowest() {
-  local wrapper leader
-  for wrapper in $(pgrep -f '^setsid --wait bash -c'); do
-    for leader in $(pgrep -P "$wrapper"); do pkill -s "$leader"; done
-  done
-}
-trap stop_lowest EXIT
-after_realtime() {
-  echo "==== waiting for the packages and make demo in bare roots, run beside the real-time passes ($(date +%H:%M:%S)) ===="
-  wait "$packages_job"
-  for lane in "${packaged[@]}"; do
-    for pass in deb deb-check demo-check; do
-      [[ -f $logs/$lane-$pass.log ]] || continue
-      echo "==== [$lane] $pass (from $logs/$lane-$pass.log) ===="
-      cat "$logs/$lane-$pass.log"
-    done
-  done
-}
-if [[ ${#packaged[@]} -eq 2 ]]; then
+# 3. The real-time passes. With two lanes, each one's engine beside the other's CLI, then the
+#    device passes one at a time; with one, one pass at a time.
+if [[ -n $two ]] && grep -q $'^debian13\tbuild\tpassed' "$logs/results"; then
   beside "$native_lane" engine "test-engine LEAKS=1" -- debian13 cli test-cli
   beside "$native_lane" cli test-cli -- debian13 engine "test-engine LEAKS=1"
-  after_realtime
   for lane in "$native_lane" debian13; do
     step "$lane" devices-pulseaudio test-devices-pulseaudio
     step "$lane" devices-pipewire test-devices-pipewire
   done
 else
   step "$native_lane" engine test-engine LEAKS=1
-  step "$native_lane" cli test-cli
-  after_realtime
   step "$native_lane" devices-pulseaudio test-devices-pulseaudio
   step "$native_lane" devices-pipewire test-devices-pipewire
+  step "$native_lane" cli test-cli
 fi
 
 echo
