@@ -68,13 +68,12 @@ enum JanusHTTP {
             try socket.write(Data((head + "\r\n").utf8) + (body ?? Data()), deadline: deadline)
             return try read(from: socket, deadline: deadline)
         } catch {
-            if case .closed(let why) = error, why.hasPrefix(silently), trust == nil, speaksTLS(host: host, port: port, deadline: deadline) { return .speaksTLS }
+            if case .closedWithoutReply = error, trust == nil, speaksTLS(host: host, port: port, deadline: deadline) { return .speaksTLS }
             return .failed(error.why)
         }
     }
 
-    /// Why a connection that closed before one byte of a reply (or after a TLS alert) was closed.
-    /// An HTTPS server (Janus's secure_port) closes plain HTTP that way, as does a server that dies.
+    /// How a close without a reply reads in an error.
     private static let silently = "the server closed the connection without a reply"
 
     /// Whether `host`:`port` answers a TLS handshake: one that verifies, or one whose certificate
@@ -103,13 +102,14 @@ enum JanusHTTP {
                 next = try socket.read(deadline: deadline)
             } catch {
                 // A reset before any reply is as silent as a close (a server that did not read the request).
-                if case .closed(let why) = error, received.isEmpty { throw .closed("\(silently) (\(why))") }
+                if case .closed(let why) = error, received.isEmpty { throw .closedWithoutReply("\(silently) (\(why))") }
                 throw error
             }
             guard let piece = next else {
                 // Nothing, or a TLS alert (a record of type 21 in TLS's version 3.x), is what a TLS server says to plain HTTP.
                 let alert = received.count >= 2 && received[received.startIndex] == 21 && received[received.startIndex + 1] == 3
-                throw .closed(received.isEmpty || alert ? silently : "the server closed the connection before its reply's headers")
+                if received.isEmpty || alert { throw .closedWithoutReply(silently) }
+                throw .closed("the server closed the connection before its reply's headers")
             }
             received.append(piece)
             headEnd = received.range(of: separator)

@@ -10,6 +10,9 @@ struct TCPConnection {
         case connect(String)
         case timedOut(String)
         case closed(String)
+        /// Closed or reset before one byte of a reply, or after a TLS alert: how an HTTPS server
+        /// (Janus's secure_port) answers plain HTTP, and how a server that dies answers anything.
+        case closedWithoutReply(String)
         /// TLS: the server's certificate failed verification.
         case untrusted(String)
         /// TLS: the handshake failed otherwise (the server speaks no TLS there, or the CA file is not one).
@@ -18,7 +21,8 @@ struct TCPConnection {
         /// One line for a log or an event.
         var why: String {
             switch self {
-            case .resolve(let why), .connect(let why), .timedOut(let why), .closed(let why), .untrusted(let why), .handshake(let why): return why
+            case .resolve(let why), .connect(let why), .timedOut(let why), .closed(let why), .closedWithoutReply(let why),
+                 .untrusted(let why), .handshake(let why): return why
             }
         }
 

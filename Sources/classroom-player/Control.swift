@@ -36,16 +36,10 @@ struct Control: ParsableCommand {
         let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Self.failure("cannot make a socket: \(String(cString: strerror(errno)))", status: .cannotStart) }
         defer { close(descriptor) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard socket.utf8.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw Self.failure("the socket path \(socket) is too long for a Unix socket", status: .cannotStart)
+        guard let address = UnixSocketAddress(path: socket) else {
+            throw Self.failure("the socket path \(socket) is longer than the \(UnixSocketAddress.longestPath) bytes a Unix socket path may have; give a shorter one with --socket", status: .cannotStart)
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in raw.copyBytes(from: socket.utf8.prefix(raw.count - 1)) }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard connected == 0 else {
+        guard address.connect(descriptor) == 0 else {
             throw Self.failure("no player answers at \(socket) (\(String(cString: strerror(errno)))): is it running with --control \(socket)? "
                                + "The service listens at $XDG_RUNTIME_DIR/classroom-player.sock; give another with --socket PATH", status: .cannotStart)
         }

@@ -23,11 +23,8 @@ final class ControlSocket: Sendable {
     /// one in use, or any other file at `path`, is an error.
     init(path: String, onTrouble: @escaping @Sendable (String) -> Void = { _ in }) throws(PlayerError) {
         self.path = path
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else {
-            throw .controlSocket(path: path, reason: "the path is longer than the \(capacity - 1) bytes a Unix socket path may have; use a shorter one")
+        guard let address = UnixSocketAddress(path: path) else {
+            throw .controlSocket(path: path, reason: "the path is longer than the \(UnixSocketAddress.longestPath) bytes a Unix socket path may have; use a shorter one")
         }
         var status = stat()
         if lstat(path, &status) == 0 {
@@ -39,17 +36,11 @@ final class ControlSocket: Sendable {
             }
             unlink(path)   // stale: its player is gone
         }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8)
-            raw[path.utf8.count] = 0
-        }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .controlSocket(path: path, reason: String(cString: strerror(errno))) }
         // Created 0600 from the start: the umask covers the window between bind and chmod.
         let previousMask = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
+        let bound = address.bind(descriptor)
         let bindError = errno
         umask(previousMask)
         guard bound == 0 else {
@@ -149,17 +140,11 @@ final class ControlSocket: Sendable {
 
     /// Whether something accepts connections at `path`.
     private static func answers(_ path: String) -> Bool {
+        guard let address = UnixSocketAddress(path: path) else { return false }
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { return false }
         defer { close(probe) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: path.utf8.prefix(raw.count - 1))
-        }
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        } == 0
+        return address.connect(probe) == 0
     }
 
     deinit { stop() }

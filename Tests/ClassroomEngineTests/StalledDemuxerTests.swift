@@ -24,7 +24,15 @@ struct StalledDemuxerTests {
         }
         let posted = try #require(error, "qtdemux posted no error on a file cut before its moov")
         print("qtdemux said: \(posted.view)")
-        let stalled = try #require(StalledDemuxer.find(in: pipeline))
+        // The error leaves the demuxer's streaming thread before its loop lets go of the stream
+        // lock, and find() wants the lock free: so the stalled state is waited for, within a bound.
+        let deadline = ContinuousClock.now + .seconds(5)
+        var found = StalledDemuxer.find(in: pipeline)
+        while found == nil, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+            found = StalledDemuxer.find(in: pipeline)
+        }
+        let stalled = try #require(found, "qtdemux's loop never stopped with its stream lock free within 5 s of its error")
         #expect(stalled.name == "demux")
         #expect(stalled.failure(uri: file.absoluteString).problem == .damaged)
     }
