@@ -24,7 +24,7 @@ case ${VERSION_CODENAME:-} in
   trixie) suffix=deb13 ;;
   *) die "this machine is ${PRETTY_NAME:-not Debian}; packages are built for Debian 12 (bookworm) and 13 (trixie), each on its own release" ;;
 esac
-upstream=$(sed -nE 's/^ *static let version = "([^"]+)".*/\1/p' Sources/classroom-player/Release.swift)
+upstream=$(bash scripts/version.sh)
 [[ -n $upstream ]] || die "no version in Sources/classroom-player/Release.swift"
 version="$upstream~$suffix"
 arch=$(dpkg --print-architecture)

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 die() { echo "release: $*" >&2; exit 1; }
 
-version=$(sed -nE 's/.*static let version = "([^"]+)".*/\1/p' Sources/classroom-player/Release.swift)
+version=$(bash scripts/version.sh)
 [[ $version =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "Sources/classroom-player/Release.swift gives no version of the form MAJOR.MINOR.PATCH (found '$version')"
 [[ -z $(git status --porcelain) ]] || die "the work tree has changes; commit them first, a release is a commit"
 grep -qE "^## \[$version\] - [0-9]{4}-[0-9]{2}-[0-9]{2}$" CHANGELOG.md \

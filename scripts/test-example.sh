@@ -28,7 +28,7 @@ awk -v mix="$mix" -v up="$uplink" 'BEGIN { exit !(mix != "-inf" && mix > -40 && 
 # A release as an integrator's package sees it: this repository tagged with the version
 # classroom-player --version prints (scripts/release.sh; the repository's own tag when it has one)
 # resolves from a package that asks for it by version.
-version=$(sed -nE 's/.*static let version = "([^"]+)".*/\1/p' Sources/classroom-player/Release.swift)
+version=$(bash scripts/version.sh)
 tagged=$(mktemp -d)
 trap 'rm -rf "$tagged"' EXIT
 git clone -q "$root" "$tagged/classroom-audio"
