@@ -176,7 +176,8 @@ extension AudioEngine {
         // Before the DSP and its pad offset: the capture timestamps as they are.
         let micTap = try uplink.feed.staticPad("src").addProbe(.buffer) { info in
             if let buffer = info.buffer, let pts = buffer.pts {
-                estimator.recordMicrophone(buffer.int16Samples(), channels: 1, captureTime: pts)
+                estimator.recordMicrophone(buffer.int16Samples(), channels: 1, captureTime: pts,
+                                            discontinuity: buffer.flags.contains(.discont))
             }
             return .ok
         }

@@ -18,6 +18,15 @@ struct DecimatedHistory: Sendable {
     /// The time just after the newest sample.
     var end: UInt64 { start + UInt64(samples.count) * Self.samplePeriod }
 
+    /// Whether nothing is held yet (or since `clear`).
+    var isEmpty: Bool { samples.isEmpty }
+
+    /// Forgets everything held: the next append starts the history afresh at its own time.
+    mutating func clear() {
+        samples = []
+        start = 0
+    }
+
     /// Adds 48 kHz S16 audio of `channels` interleaved channels whose first sample is at `time` (ns).
     mutating func append(_ interleaved: [Int16], channels: Int, at time: UInt64) {
         let frames = interleaved.count / max(channels, 1)

@@ -7,8 +7,11 @@ import Synchronization
 /// (by capture time), over the last `window` whenever the far end carries speech.
 ///
 /// The streaming-thread taps only copy into locked histories; the correlation runs on its own
-/// queue every `interval`. A delay is applied only once two analyses in a row agree (hysteresis),
-/// and `onChange` is called with it.
+/// queue every `interval`. A delay is applied only once two analyses in a row agree (hysteresis)
+/// and, in both, it lines up more of the microphone with the far end than the path in force does:
+/// a canceller moved to a path that cancels no better can only lose what it had converged on.
+/// A step in the capture or play timestamps starts the search afresh, so no window mixes both sides of it.
+/// `onChange` is called with each delay applied.
 final class EchoPathEstimator: Sendable {
     /// What the estimator looks at and how sure it must be.
     struct Settings: Sendable {
@@ -28,6 +31,11 @@ final class EchoPathEstimator: Sendable {
         var agreement: ClockTime = .milliseconds(4)
         /// A new delay replaces the applied one only when it differs by more.
         var hysteresis: ClockTime = .milliseconds(8)
+        /// A new delay replaces the applied one only when one tap at it explains at least this many
+        /// times more of the microphone's energy (3 dB) than one at the applied delay, in each agreeing analysis.
+        var betterBy: Float = 2
+        /// A timestamp this far from where its history ends is a step (as a DISCONT is).
+        var timestampStep: ClockTime = .milliseconds(10)
     }
 
     private struct Tracking: Sendable {
@@ -36,6 +44,7 @@ final class EchoPathEstimator: Sendable {
         var candidate: ClockTime?
         var agreeing = 0
         var lastAnalysedEnd: UInt64 = 0
+        var restarts = 0
     }
 
     let settings: Settings
@@ -65,14 +74,49 @@ final class EchoPathEstimator: Sendable {
     /// The CPU time the estimator has used so far, on every thread it runs on.
     var cpuTime: ClockTime { ClockTime(nanoseconds: cpuNanoseconds.load(ordering: .relaxed)) }
 
-    /// Streaming thread: far-end audio that plays at `playTime`.
+    /// Streaming thread: far-end audio that plays at `playTime`. A step in the play times (the output
+    /// latency changed) moves every later path as a capture step does, so it starts the search afresh too.
     func recordFarEnd(_ samples: [Int16], channels: Int, playTime: ClockTime) {
-        accountingCPU { farEnd.withLock { $0.append(samples, channels: channels, at: playTime.nanoseconds) } }
+        accountingCPU { record(samples, channels: channels, at: playTime, into: farEnd, discontinuity: false) }
     }
 
-    /// Streaming thread: microphone audio captured at `captureTime`.
-    func recordMicrophone(_ samples: [Int16], channels: Int, captureTime: ClockTime) {
-        accountingCPU { microphone.withLock { $0.append(samples, channels: channels, at: captureTime.nanoseconds) } }
+    /// Streaming thread: microphone audio captured at `captureTime`. After a `discontinuity` (or a
+    /// step in the timestamps) the audio before it no longer lines up with the far end the same way,
+    /// so the history and the pending candidate are dropped; the delay in force stays until a new one is found.
+    func recordMicrophone(_ samples: [Int16], channels: Int, captureTime: ClockTime, discontinuity: Bool = false) {
+        accountingCPU { record(samples, channels: channels, at: captureTime, into: microphone, discontinuity: discontinuity) }
+    }
+
+    /// Appends to `history`, first dropping it and the pending candidate when the audio does not
+    /// continue it: no analysis window then straddles two alignments of far end and microphone.
+    private func record(_ samples: [Int16], channels: Int, at time: ClockTime, into history: borrowing Mutex<DecimatedHistory>, discontinuity: Bool) {
+        let restarted = history.withLock { history -> Bool in
+            let end = history.end, time = time.nanoseconds
+            let restart = !history.isEmpty && (discontinuity || max(time, end) - min(time, end) > settings.timestampStep.nanoseconds)
+            if restart { history.clear() }
+            history.append(samples, channels: channels, at: time)
+            return restart
+        }
+        guard restarted else { return }
+        tracking.withLock { tracking in
+            tracking.candidate = nil
+            tracking.agreeing = 0
+            tracking.restarts += 1
+        }
+    }
+
+    /// How often the search started afresh after a step in the capture or play timestamps.
+    var restarts: Int { tracking.withLock { $0.restarts } }
+
+    /// Puts `estimate` in force as if two analyses had agreed on it, and calls `onChange`: a path
+    /// known from elsewhere (or, in a test, a wrong one the guard has to undo).
+    func impose(_ estimate: EchoPathEstimate) {
+        tracking.withLock { tracking in
+            tracking.applied = estimate
+            tracking.candidate = nil
+            tracking.agreeing = 0
+        }
+        onChange(estimate)
     }
 
     /// Runs `work`, adding the calling thread's CPU time for it to `cpuTime`.
@@ -123,45 +167,28 @@ final class EchoPathEstimator: Sendable {
               let far = farEnd.withLock({ $0.segment(from: farStartTime.partialValue, count: windowCount + longest + earliest) })
         else { return }
         tracking.withLock { $0.lastAnalysedEnd = micEnd }
-        guard let estimate = Self.correlate(far: far, mic: mic, longest: longest, earliest: earliest, floor: settings.farEndFloor)
+        guard let analysis = EchoPathAnalysis(far: far, mic: mic, longest: longest, earliest: earliest, floor: settings.farEndFloor)
         else { return }
-        fold(estimate)
+        fold(analysis)
     }
 
-    /// GCC-PHAT: `far` starts `longest` samples before `mic`; returns the lag at which `mic`
-    /// follows `far`, or nil when the far end is too quiet or the FFT cannot be planned.
-    static func correlate(far: [Float], mic: [Float], longest: Int, earliest: Int, floor: Float) -> EchoPathEstimate? {
-        let farPower = far.reduce(0) { $0 + $1 * $1 } / Float(max(far.count, 1))
-        guard farPower.squareRoot() >= floor, mic.contains(where: { $0 != 0 }) else { return nil }
-        let length = RealFFT.fastLength(atLeast: far.count + mic.count)
-        guard let fft = try? RealFFT(length: length + length % 2) else { return nil }
-        let farSpectrum = fft.forward(far)
-        let micSpectrum = fft.forward(mic)
-        // Cross-spectrum far·conj(mic), whitened (PHAT): only the phase, i.e. the delay, remains.
-        let whitened = zip(farSpectrum, micSpectrum).map { x, y -> SpectrumBin in
-            let real = x.real * y.real + x.imaginary * y.imaginary
-            let imaginary = x.imaginary * y.real - x.real * y.imaginary
-            let magnitude = (real * real + imaginary * imaginary).squareRoot() + 1e-12
-            return SpectrumBin(real: real / magnitude, imaginary: imaginary / magnitude)
-        }
-        let correlation = fft.inverse(whitened)
-        // correlation[m] peaks where mic[n] ≈ far[n + m], i.e. at m = longest − path.
-        let searched = 0...(longest + earliest)
-        guard let peak = searched.max(by: { correlation[$0] < correlation[$1] }), correlation[peak] > 0 else { return nil }
-        // The best competitor outside ±5 ms of the peak (reflections sit within it).
-        let guardBand = 5 * DecimatedHistory.rate / 1_000
-        let rival = searched.filter { abs($0 - peak) > guardBand }.map { correlation[$0] }.max() ?? 0
-        let confidence = Double(max(0, min(1, 1 - max(rival, 0) / correlation[peak])))
-        let path = longest - peak
-        guard path >= 0 else { return EchoPathEstimate(delay: .zero, confidence: confidence) }
-        return EchoPathEstimate(delay: ClockTime(nanoseconds: UInt64(path) * DecimatedHistory.samplePeriod), confidence: confidence)
-    }
-
-    /// Applies an estimate once two confident ones in a row agree and it moved by more than the hysteresis.
-    private func fold(_ estimate: EchoPathEstimate) {
+    /// Applies an estimate once two confident ones in a row agree, it moved by more than the
+    /// hysteresis and it explains the microphone `betterBy` more than the delay in force.
+    private func fold(_ analysis: EchoPathAnalysis) {
+        let estimate = analysis.estimate
         guard estimate.confidence >= settings.minimumConfidence else { return }
         let changed = tracking.withLock { tracking -> EchoPathEstimate? in
             tracking.latest = estimate
+            let better = tracking.applied.map { applied in
+                analysis.explained(by: estimate.delay, within: settings.agreement)
+                    >= settings.betterBy * analysis.explained(by: applied.delay, within: settings.agreement)
+            } ?? true
+            guard better else {
+                // The delay in force lines the echo up as well: nothing to gain from moving the canceller.
+                tracking.candidate = nil
+                tracking.agreeing = 0
+                return nil
+            }
             if let candidate = tracking.candidate, candidate.distance(to: estimate.delay) <= settings.agreement {
                 tracking.agreeing += 1
             } else {
