@@ -7,16 +7,15 @@ extension AudioEngine {
     /// Starts hearing the sound server's underruns of the output stream (once; sound-server outputs only).
     func watchUnderruns() {
         guard output.isSoundServer else { return }
-        underrunWatch.withLock { underruns in
-            guard underruns.watch == nil else { return }
-            do {
-                underruns.watch = try DebugLogWatch(category: "pulse", level: .warning, containing: "Got underflow", about: outputSink) { [weak self] in
+        do {
+            try underrunWatch.startWatching {
+                try DebugLogWatch(category: "pulse", level: .warning, containing: "Got underflow", about: outputSink) { [weak self] in
                     // On PulseAudio's main loop thread, holding its lock: decide, and hand the work on.
                     self?.outputUnderran()
                 }
-            } catch {
-                logger.warning("output underruns will not be noticed: \(error)")
             }
+        } catch {
+            logger.warning("output underruns will not be noticed: \(error)")
         }
     }
 
@@ -65,7 +64,7 @@ extension AudioEngine {
             guard let self, info.buffer != nil else { return .pass }
             let made = self.reopenOutput(buffer: size)
             self.outputBuffer.raised(to: size, made: made)
-            self.underrunWatch.withLock { $0.reopening = nil }
+            self.underrunWatch.holdReopening(nil)
             self.release(keeper, after: Self.keeperOverlap)
             if made {
                 self.logger.notice("the output device underran: output buffer raised to \(size.milliseconds) ms, latency \(self.outputLatency.milliseconds) ms")
@@ -78,8 +77,7 @@ extension AudioEngine {
             release(keeper, after: .zero)
             return
         }
-        // Kept until it fires: a probe lives as long as its token.
-        underrunWatch.withLock { $0.reopening = probe }
+        underrunWatch.holdReopening(probe)
     }
 
     /// Starts a silent stream on the device the output plays on, and waits (bounded) until the
@@ -102,11 +100,7 @@ extension AudioEngine {
         }
         // The watch is its one owner: a teardown that ran while it started (the engine stopping)
         // took nothing, so it is not kept then; anything else holds it weakly.
-        let (kept, previous) = underrunWatch.withLock { watch -> (Bool, DeviceKeeper?) in
-            guard link.mayReopen else { return (false, nil) }
-            defer { watch.keeper = keeper }
-            return (true, watch.keeper)
-        }
+        let (kept, previous) = underrunWatch.adopt(keeper) { link.mayReopen }
         previous?.stop()
         guard kept else {
             keeper.stop()
@@ -124,9 +118,7 @@ extension AudioEngine {
         guard let keeper else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(delay.milliseconds))) { [weak self, weak keeper] in
             guard let keeper else { return }
-            self?.underrunWatch.withLock { watch in
-                if watch.keeper === keeper { watch.keeper = nil }
-            }
+            self?.underrunWatch.forget(keeper)
             keeper.stop()
         }
     }

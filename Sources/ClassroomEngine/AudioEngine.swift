@@ -82,10 +82,9 @@ public final class AudioEngine: Sendable {
     let link: OutputLink
     /// The output buffer's size, and how underruns move it.
     public let outputBuffer: OutputBuffer
-    /// Hears the sound server's underruns (pulsesink logs them, nothing else says so; nil for other
-    /// outputs); holds the probe that reopens the output with a larger buffer until it fires, and
-    /// the silent stream that keeps the device busy meanwhile.
-    let underrunWatch: Mutex<(watch: DebugLogWatch?, reopening: PadProbe?, keeper: DeviceKeeper?)> = Mutex((nil, nil, nil))
+    /// Hears the sound server's underruns (pulsesink logs them, nothing else says so; nothing for
+    /// other outputs) and holds what a raise of the output buffer needs while it is under way.
+    let underrunWatch = UnderrunWatch()
     /// Keeps the echo probe's latency answer installed.
     let lookahead: PadProbe?
     /// Makes the sound-server output play the mixer's GAP buffers as the silence they hold
@@ -110,7 +109,6 @@ public final class AudioEngine: Sendable {
     let echoPathObservers = ObserverRegistry<EchoPathEstimate>()
     /// Held across building or tearing down the microphone chain, so a check and its act are one step.
     let microphoneChange = Mutex(())
-    let busSubscription: Mutex<BusSubscription?> = Mutex(nil)
 
     struct State {
         var inputs: [String: AudioInput] = [:]
@@ -118,6 +116,8 @@ public final class AudioEngine: Sendable {
         var running = false
         /// The device the output stream was last moved to (nil: where the server put it); a reopen connects there.
         var outputDevice: String?
+        /// The bus handler, from `start()` to `stop()`.
+        var busSubscription: BusSubscription?
     }
 
     /// The application message `restart()` posts behind the stale errors.
@@ -185,11 +185,11 @@ public final class AudioEngine: Sendable {
             firstError.record(message)
             self?.handle(message)
         }
-        busSubscription.withLock { $0 = subscription }
+        state.withLock { $0.busSubscription = subscription }
         do {
             try goPlaying(reporting: firstError)
         } catch {
-            busSubscription.withLock { $0?.cancel(); $0 = nil }
+            cancelBusSubscription()
             link.closed(reopening: true)
             throw error
         }
@@ -269,17 +269,13 @@ public final class AudioEngine: Sendable {
         link.closing(discardingErrors: false)
         tearDown()
         link.closed(reopening: false)
-        busSubscription.withLock { $0?.cancel(); $0 = nil }
+        cancelBusSubscription()
     }
 
     /// Sets the pipeline to NULL, output sink first: a sink on its way down holds the mixer in
     /// preroll, which deadlocked a teardown (WORKAROUNDS §4). The caller has closed the link.
     private func tearDown() {
-        let keeper = underrunWatch.withLock { watch in
-            defer { watch.reopening = nil; watch.keeper = nil }
-            return watch.keeper
-        }
-        keeper?.stop()
+        underrunWatch.takeForTeardown()?.stop()
         outputSink.isStateLocked = true
         link.takingDown { _ = try? outputSink.setState(.null) }
         _ = try? pipeline.setState(.null)
@@ -309,8 +305,13 @@ public final class AudioEngine: Sendable {
         eventObservers.add(handler)
     }
 
+    /// Stops handling the bus; cancelled outside the lock, as a handler under way may take it.
+    private func cancelBusSubscription() {
+        state.withLock { state in defer { state.busSubscription = nil }; return state.busSubscription }?.cancel()
+    }
+
     deinit {
-        busSubscription.withLock { $0?.cancel() }
+        cancelBusSubscription()
         link.closing(discardingErrors: false)
         tearDown()
     }

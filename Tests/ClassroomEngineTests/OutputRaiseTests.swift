@@ -37,7 +37,7 @@ struct OutputRaiseTests {
         let mix = try await HeldMix()
         defer { mix.stop() }
         _ = try await mix.holdUntilRaised()
-        weak let keeper = mix.engine.underrunWatch.withLock { $0.keeper }
+        weak let keeper = mix.engine.underrunWatch.keeper
         #expect(keeper != nil, "the raise should have kept the device busy while it reopened")
         mix.engine.stop()
         // Before: the keeper's timed releases held it (and its pipeline) up to 5 s after the engine
