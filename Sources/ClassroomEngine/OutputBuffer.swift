@@ -36,11 +36,8 @@ public enum OutputBufferSetting: Sendable, Hashable, CustomStringConvertible {
 /// long as it played (it reads that far ahead), with 20-40 ms never after the start.
 public final class OutputBuffer: Sendable {
     /// Where an adaptive buffer starts: 30 ms, 50 ms of output latency with the mixer's 10 ms wait and
-    /// one block. The device suites passed at 30 ms and 20 ms failed 2 of 3 on PulseAudio (a dropout at a
-    /// mic connect, 100 ms lost at a move to an idle null sink); the server restart's deadlock at 30 ms
-    /// was pulsesink's leaked lock in a move, which the engine no longer asks it for (WORKAROUNDS §1, §28).
-    /// At 20 ms again after those fixes, the busy minute on PulseAudio underran 2 s into the hog (one raise,
-    /// 70 ms heard missing) in 1 of 2 passes, so it stays 30.
+    /// one block. 20 ms does not hold on PulseAudio: a mic connect, a move to an idle null sink and a busy
+    /// minute each underrun there, and every raise is heard (WORKAROUNDS §28).
     public static let start = ClockTime.milliseconds(30)
     /// How far one underrun raises it.
     public static let step = ClockTime.milliseconds(20)

@@ -5,8 +5,9 @@ import Testing
 import GStreamer
 
 /// A file standing for the microphone (`--mic FILE`) is decoded in the engine's playing pipeline.
-/// A kiosk in a Janus room once connected its file microphone and sent nothing for the whole talk
-/// (0 frames, no error): the decoder had been started before the chain it feeds.
+/// A file microphone fails silently (0 frames, no error) when its decoder starts before the chain
+/// it feeds (WORKAROUNDS §16) or when the class has run longer than the file's segment (§33), so
+/// the tests count what reaches the uplink.
 @Suite("File microphone")
 struct FileMicrophoneTests {
     init() throws { try EngineSupport.start() }

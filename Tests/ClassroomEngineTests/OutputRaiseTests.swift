@@ -40,8 +40,8 @@ struct OutputRaiseTests {
         weak let keeper = mix.engine.underrunWatch.keeper
         #expect(keeper != nil, "the raise should have kept the device busy while it reopened")
         mix.engine.stop()
-        // Before: the keeper's timed releases held it (and its pipeline) up to 5 s after the engine
-        // stopped, and a test process that ended meanwhile reported the pipeline as leaked.
+        // A keeper held by its timed releases would live up to 5 s past the engine, and a test
+        // process ending meanwhile reports its pipeline as leaked.
         #expect(keeper == nil, "the stopped engine's keeper is still alive")
         let streams = try PulseAudioControl.pactl("list", "sink-inputs")
         #expect(!streams.contains("classroom-audio-keeper"), "a keeper's stream is still on the server")

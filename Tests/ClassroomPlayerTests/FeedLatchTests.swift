@@ -42,12 +42,12 @@ struct FeedLatchTests {
     func strayAndStranger() async throws {
         let (folder, port, wav, events, player) = try await playing(seconds: 12)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try sendDatagram(strayPacket, to: "127.0.0.1", port: port)      // before the teacher: it used to pre-empt the teacher
+        try sendDatagram(strayPacket, to: "127.0.0.1", port: port)      // before the teacher: it must not pre-empt the teacher
         // 150 packets: the teacher's last is 10149.
         let teacher = try opusTone(1000, seconds: 3, ssrc: 1111, sequence: 10_000, port: port)
         #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(events, named: "live-receiving").isEmpty })
         try await Task.sleep(for: .milliseconds(500))
-        try sendDatagram(strayPacket, to: "127.0.0.1", port: port)      // during: it used to end the feed
+        try sendDatagram(strayPacket, to: "127.0.0.1", port: port)      // during: it must not end the feed
         let stranger = try opusTone(3000, seconds: 1, volume: 0.5, ssrc: 2222, port: port)
         teacher.waitUntilExit()
         stranger.waitUntilExit()

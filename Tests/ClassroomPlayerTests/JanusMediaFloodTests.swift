@@ -4,8 +4,8 @@ import Testing
 
 /// Someone on the WebRTC room's media path forges Janus's address: libnice lets through only
 /// packets from the address ICE chose, so junk sent as Janus (`scripts/udp-spoof.py`, raw packets
-/// from Janus's namespace) reaches the kiosk's srtpdec. Each packet's new SSRC used to make a
-/// libsrtp stream that was never freed.
+/// from Janus's namespace) reaches the kiosk's srtpdec, where each new SSRC would make a libsrtp
+/// stream that is never freed.
 @Suite("classroom-player: the WebRTC room under a flood forged from Janus's address", .serialized)
 struct JanusMediaFloodTests {
     @Test("60,000 junk packets per Janus socket, each with a new SSRC and Janus's address, neither grow the kiosk nor break the room: refused before srtpdec makes a stream, counted, and the class hears itself after",
