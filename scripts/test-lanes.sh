@@ -8,7 +8,7 @@
 # root (made once, cached; root, or sudo, for it). On a Debian 13 machine its own lane runs here;
 # the root is never needed.
 #
-#   scripts/test-lanes.sh all       both lanes on Debian 12 (make test, CI: 33 minutes)
+#   scripts/test-lanes.sh all       both lanes on Debian 12 (make test; its closing table times each pass)
 #   scripts/test-lanes.sh native    this machine's lane alone (make test LANES=native)
 #   LOAD=1 scripts/test-lanes.sh …  with one core kept busy beside the run (make test LOAD=1)
 #
