@@ -88,7 +88,8 @@ public final class AudioInput: Sendable {
     }
 
     /// Where a push goes: its explicit timestamp (checked), or after the previous push; and
-    /// whether the mixer must move the input there (the first stamped push after `reanchor`).
+    /// whether the mixer must move the input there (the first stamped push after `reanchor`, or
+    /// one re-anchored after a stall).
     private func placed(samples: Int, at timestamp: ClockTime?) throws(EngineError) -> (ClockTime?, Bool) {
         guard let timestamp else { return stamp(samples: samples) }
         return (try checked(timestamp, samples: samples), false)
@@ -106,7 +107,7 @@ public final class AudioInput: Sendable {
     private func stamp(samples: Int) -> (ClockTime?, Bool) {
         guard let now = clock(), format.channels > 0, samples % format.channels == 0 else { return (nil, false) }
         let anchored = timeline.anchor(now: now, duration: ClockTime.frames(samples / format.channels, rate: format.rate))
-        return (anchored.pts, anchored.restarted)
+        return (anchored.pts, anchored.discont)
     }
 
     /// The input's own volume, 0…10 (the mixer pad's `volume`); independent of ducking and the master volume.

@@ -27,22 +27,29 @@ public final class PushTimeline: Sendable {
     /// The timestamp for `duration` of audio arriving at running time `now`.
     public func stamp(now: ClockTime, duration: ClockTime) -> ClockTime { anchor(now: now, duration: duration).pts }
 
-    /// The timestamp for `duration` of audio arriving at running time `now`, and whether it is the
-    /// first after `restart`: that buffer is marked DISCONT, so the mixer moves the input to its new
-    /// place (a live audiomixer keeps a shift under 40 ms contiguous otherwise, and the jitter
-    /// buffer's move never reached the class; WORKAROUNDS §23).
-    public func anchor(now: ClockTime, duration: ClockTime) -> (pts: ClockTime, restarted: Bool) {
+    /// The timestamp for `duration` of audio arriving at running time `now`, and whether it moved
+    /// away from where the previous push ended (after `restart`, or re-anchored after a stall or a
+    /// lead): that buffer is marked DISCONT, so the mixer moves the input to its new place. A live
+    /// audiomixer keeps a shift under 40 ms contiguous otherwise: the audio after a 30 ms stall
+    /// would be mixed 30 ms early, into output already sent, and a jitter buffer's move would never
+    /// reach the class (WORKAROUNDS §23).
+    public func anchor(now: ClockTime, duration: ClockTime) -> (pts: ClockTime, discont: Bool) {
         next.withLock { next in
             let pts: ClockTime
+            var moved = next.restarted
             if let expected = next.end, (expected > now ? expected - now : now - expected) <= tolerance {
                 pts = expected
                 next.lateness.add(now > expected ? now - expected : .zero)
             } else {
-                if next.end != nil { resyncs.add(1, ordering: .relaxed) }
+                if next.end != nil {
+                    resyncs.add(1, ordering: .relaxed)
+                    moved = true
+                }
                 if let grid, grid > .zero { pts = ClockTime(nanoseconds: now.nanoseconds / grid.nanoseconds * grid.nanoseconds) } else { pts = now }
             }
-            defer { next.end = pts + duration; next.restarted = false }
-            return (pts, next.restarted)
+            next.end = pts + duration
+            next.restarted = false
+            return (pts, moved)
         }
     }
 

@@ -236,7 +236,8 @@ public final class UplinkSender: Sendable {
         guard running.load(ordering: .acquiring), !frame.samples.isEmpty, let now = pipeline.currentRunningTime else { return }
         let duration = ClockTime.frames(frame.samples.count, rate: EngineGraph.uplinkFormat.rate)
         do {
-            if try source.push(frame.samples, pts: timeline.stamp(now: now, duration: duration)) == .queuedDroppingOldest {
+            let place = timeline.anchor(now: now, duration: duration)
+            if try source.push(frame.samples, pts: place.pts, discontinuity: place.discont) == .queuedDroppingOldest {
                 dropped.add(1, ordering: .relaxed)
             }
             frames.add(1, ordering: .relaxed)

@@ -6,14 +6,17 @@ import GStreamer
 struct PushTimelineTests {
     private let frame = ClockTime.milliseconds(10)
 
-    @Test("pushes within the tolerance continue where the last one ended; a later one is re-anchored and counted")
+    @Test("pushes within the tolerance continue where the last one ended; a later one is re-anchored, counted and marked")
     func continuesAndResyncs() {
         let timeline = PushTimeline(tolerance: .milliseconds(40))
         #expect(timeline.stamp(now: .microseconds(1_003_217), duration: frame) == .microseconds(1_003_217))
-        #expect(timeline.stamp(now: .microseconds(1_030_000), duration: frame) == .microseconds(1_013_217))
+        let continued = timeline.anchor(now: .microseconds(1_030_000), duration: frame)
+        #expect(continued.pts == .microseconds(1_013_217) && !continued.discont)
         #expect(timeline.resyncCount == 0)
-        #expect(timeline.stamp(now: .milliseconds(2_000), duration: frame) == .milliseconds(2_000))
+        let stalled = timeline.anchor(now: .milliseconds(2_000), duration: frame)
+        #expect(stalled.pts == .milliseconds(2_000) && stalled.discont)
         #expect(timeline.resyncCount == 1)
+        #expect(!timeline.anchor(now: .milliseconds(2_010), duration: frame).discont)
     }
 
     @Test("on a grid, every anchor falls on a multiple of the frame, and continuations stay on it")
@@ -30,9 +33,9 @@ struct PushTimelineTests {
         _ = timeline.stamp(now: .milliseconds(100), duration: frame)
         timeline.restart()
         let first = timeline.anchor(now: .milliseconds(115), duration: frame)
-        #expect(first.pts == .milliseconds(115) && first.restarted)
+        #expect(first.pts == .milliseconds(115) && first.discont)
         let second = timeline.anchor(now: .milliseconds(125), duration: frame)
-        #expect(second.pts == .milliseconds(125) && !second.restarted)
+        #expect(second.pts == .milliseconds(125) && !second.discont)
         #expect(timeline.resyncCount == 0)
     }
 
