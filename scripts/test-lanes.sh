@@ -19,10 +19,11 @@
 #      debian12's work that is not judged in real time: its quick pass (parallel already), the
 #      session model without GStreamer, the example, the docs, its package (make deb, deb-check)
 #      and make demo in a bare root (demo-check);
-#   3. one lane's engine pass beside the other's CLI pass (with the room suites), then the other
-#      way round: their tests wait on real time far more than they compute (the CPU was 63-97 %
-#      idle with both running, vmstat every 5 s), and every thread that feeds the engine or the
-#      sound server is real-time (SCHED_RR), so each pass passed beside the other as it does alone;
+#   3. one lane's engine pass, then the first part of its CLI suites (CLI_PART=a), beside the other
+#      lane's second part (b, with the room suites), then the other way round: their tests wait on
+#      real time far more than they compute (the CPU was 63-97 % idle with both running, vmstat
+#      every 5 s), and every thread that feeds the engine or the sound server is real-time
+#      (SCHED_RR), so each pass passed beside the other as it does alone;
 #   4. the device passes, one at a time, nothing beside them: their busy minute runs a CPU hog on
 #      both cores, which would starve the other lane's test processes (normal priority) too.
 # No build runs beside a real-time pass, not even at the lowest CPU priority: a build also costs
@@ -167,26 +168,46 @@ if [[ -n ${build_job:-} ]]; then
   done
 fi
 
-# beside LANE PASS TARGET -- LANE PASS TARGET: the first pass with its output as it comes, the
-# second at the same time into its log, printed when both are done; false if either failed.
-beside() {
-  local lane=$1 pass=$2 target=$3 other=$5 other_pass=$6 other_target=$7 status=0
-  # shellcheck disable=SC2086 # a target may carry VAR=VALUE words (LEAKS=1)
-  quiet "$other" "$other_pass" $other_target &
-  local job=$!
-  step "$lane" "$pass" $target || status=1
-  echo "==== [$other] waiting for its $other_pass pass, run beside [$lane] $pass ($(date +%H:%M:%S)) ===="
-  wait "$job" || status=1
-  echo "==== [$other] $other_pass (from $logs/$other-$other_pass.log) ===="
-  cat "$logs/$other-$other_pass.log"
+# passes LANE PASS TARGET [PASS TARGET]...: the lane's passes one after another, each a step of its
+# own; false if any failed.
+passes() {
+  local lane=$1 status=0
+  shift
+  while [[ $# -ge 2 ]]; do
+    # shellcheck disable=SC2086 # a target may carry VAR=VALUE words (LEAKS=1)
+    step "$lane" "$1" $2 || status=1
+    shift 2
+  done
   return "$status"
 }
 
-# 3. The real-time passes. With two lanes, each one's engine beside the other's CLI, then the
+# beside LANE PASS TARGET... -- LANE PASS TARGET...: the first lane's passes with their output as it
+# comes, the second's at the same time into their logs, printed when both are done; false if any
+# failed.
+beside() {
+  local left=() right=() status=0
+  while [[ $1 != -- ]]; do left+=("$1"); shift; done
+  shift
+  right=("$@")
+  passes "${right[@]}" > /dev/null 2>&1 &
+  local job=$!
+  passes "${left[@]}" || status=1
+  echo "==== [${right[0]}] waiting for its passes, run beside [${left[0]}] ($(date +%H:%M:%S)) ===="
+  wait "$job" || status=1
+  local i
+  for (( i = 1; i < ${#right[@]}; i += 2 )); do
+    echo "==== [${right[0]}] ${right[i]} (from $logs/${right[0]}-${right[i]}.log) ===="
+    cat "$logs/${right[0]}-${right[i]}.log"
+  done
+  return "$status"
+}
+
+# 3. The real-time passes. With two lanes, each one's engine pass and the CLI's part a beside the
+#    other's CLI part b (the two sides take about as long), then the other way round, then the
 #    device passes one at a time; with one, one pass at a time.
 if [[ -n $two ]] && grep -q $'^debian13\tbuild\tpassed' "$logs/results"; then
-  beside "$native_lane" engine "test-engine LEAKS=1" -- debian13 cli test-cli
-  beside "$native_lane" cli test-cli -- debian13 engine "test-engine LEAKS=1"
+  beside "$native_lane" engine "test-engine LEAKS=1" cli-a "test-cli CLI_PART=a" -- debian13 cli-b "test-cli CLI_PART=b"
+  beside "$native_lane" cli-b "test-cli CLI_PART=b" -- debian13 engine "test-engine LEAKS=1" cli-a "test-cli CLI_PART=a"
   for lane in "$native_lane" debian13; do
     step "$lane" devices-pulseaudio test-devices-pulseaudio
     step "$lane" devices-pipewire test-devices-pipewire
