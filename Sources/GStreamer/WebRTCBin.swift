@@ -101,11 +101,21 @@ public struct WebRTCBin: Sendable {
             throw .failed("\(element.name): \(signal) was interrupted or expired")
         }
         guard let structure = gst_promise_get_reply(promise) else { return nil }
-        if let value = gst_structure_get_value(structure, "error"), let error = g_value_get_boxed(value) {
-            throw .failed("\(element.name): \(signal) failed: \(String(cString: error.assumingMemoryBound(to: GError.self).pointee.message))")
-        }
+        if let reason = Self.failure(in: structure) { throw .failed("\(element.name): \(signal) failed: \(reason)") }
         // The reply belongs to the promise: copied so it outlives it.
         return PromiseReply(gst_structure_copy(structure))
+    }
+}
+
+extension WebRTCBin {
+    /// Why a reply says its request failed, or nil when it does not. Any "error" field is a
+    /// failure, whatever it holds: a reply whose error carries no GError (none of 1.22.0's sites
+    /// send one, but the field is the contract) must not read as success.
+    static func failure(in reply: UnsafePointer<GstStructure>) -> String? {
+        guard let value = gst_structure_get_value(reply, "error") else { return nil }
+        let error = value.pointee.g_type == g_error_get_type() ? g_value_get_boxed(value)?.assumingMemoryBound(to: GError.self) : nil
+        guard let message = error?.pointee.message else { return "webrtcbin gave no reason (GST_DEBUG=webrtcbin:4 logs it)" }
+        return String(cString: message)
     }
 }
 

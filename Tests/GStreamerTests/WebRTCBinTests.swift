@@ -1,3 +1,4 @@
+import CGStreamer
 import Synchronization
 import Testing
 @testable import GStreamer
@@ -50,5 +51,65 @@ struct WebRTCBinTests {
             #expect("\(error)".contains("set-remote-description failed"), "\(error)")
         }
         #expect(throws: GStreamerError.self) { _ = try WebRTCBin(try ElementFactory.make("fakesink")) }
+    }
+
+    @Test("its own answer to a stream that comes back from inactive (as Janus reuses a departed publisher's m-line) is refused with webrtcbin's reason")
+    func directionChange() throws {
+        let pipeline = try Pipeline.parse("audiotestsrc is-live=true ! opusenc ! rtpopuspay pt=111 ! "
+                                          + "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000 ! "
+                                          + "webrtcbin name=a bundle-policy=max-bundle  webrtcbin name=b bundle-policy=max-bundle")
+        defer { _ = try? pipeline.setState(.null) }
+        let a = try WebRTCBin(try #require(pipeline.element(named: "a")))
+        let b = try WebRTCBin(try #require(pipeline.element(named: "b")))
+        try pipeline.setState(.playing)
+        let offer = try a.createOffer()
+        try a.setLocalDescription(offer, type: .offer)
+        try b.setRemoteDescription(offer, type: .offer)
+        let answer = try b.createAnswer()
+        try b.setLocalDescription(answer, type: .answer)
+        try a.setRemoteDescription(answer, type: .answer)
+
+        // The offerer marks the stream inactive, as Janus does when a publisher leaves, and then
+        // offers it again for a publisher who comes: the answer to that changes the direction.
+        let leaving = try a.createOffer().replacingOccurrences(of: "a=sendrecv", with: "a=inactive")
+        try a.setLocalDescription(leaving, type: .offer)
+        try b.setRemoteDescription(leaving, type: .offer)
+        let inactive = try b.createAnswer()
+        try b.setLocalDescription(inactive, type: .answer)
+        try a.setRemoteDescription(inactive, type: .answer)
+        let returning = try a.createOffer().replacingOccurrences(of: "a=inactive", with: "a=sendrecv")
+        try a.setLocalDescription(returning, type: .offer)
+        try b.setRemoteDescription(returning, type: .offer)
+        let answer2 = try b.createAnswer()
+        do {
+            try b.setLocalDescription(answer2, type: .answer)
+            Issue.record("the answer that changes the direction was taken: \(answer2)")
+        } catch {
+            #expect("\(error)".contains("set-local-description failed: transceiver direction changes are not implemented"), "\(error)")
+        }
+    }
+
+    @Test("a reply with any error field is a failure: with a GError its message, with none a reason that says where to look")
+    func errorField() throws {
+        let ok = try #require(gst_structure_new_empty("application/x-gst-promise"))
+        defer { gst_structure_free(ok) }
+        #expect(WebRTCBin.failure(in: ok) == nil)
+
+        let empty = try #require(gst_structure_new_empty("application/x-gst-promise"))
+        defer { gst_structure_free(empty) }
+        var value = GValue()
+        g_value_init(&value, g_error_get_type())
+        gst_structure_set_value(empty, "error", &value)
+        g_value_unset(&value)
+        #expect(WebRTCBin.failure(in: empty) == "webrtcbin gave no reason (GST_DEBUG=webrtcbin:4 logs it)")
+
+        let full = try #require(gst_structure_new_empty("application/x-gst-promise"))
+        defer { gst_structure_free(full) }
+        let error = g_error_new_literal(g_quark_from_string("test"), 1, "Cannot intersect dtls setup attributes for media 0")
+        g_value_init(&value, g_error_get_type())
+        g_value_take_boxed(&value, error)
+        gst_structure_set_value(full, "error", &value)
+        g_value_unset(&value)
+        #expect(WebRTCBin.failure(in: full) == "Cannot intersect dtls setup attributes for media 0")
     }
 }
