@@ -91,10 +91,10 @@ final class EchoPathEstimator: Sendable {
     /// continue it: no analysis window then straddles two alignments of far end and microphone.
     private func record(_ samples: [Int16], channels: Int, at time: ClockTime, into history: borrowing Mutex<DecimatedHistory>, discontinuity: Bool) {
         let restarted = history.withLock { history -> Bool in
-            let end = history.end, time = time.nanoseconds
-            let restart = !history.isEmpty && (discontinuity || max(time, end) - min(time, end) > settings.timestampStep.nanoseconds)
+            let step = ClockTime(nanoseconds: history.end).distance(to: time)
+            let restart = !history.isEmpty && (discontinuity || step > settings.timestampStep)
             if restart { history.clear() }
-            history.append(samples, channels: channels, at: time)
+            history.append(samples, channels: channels, at: time.nanoseconds)
             return restart
         }
         guard restarted else { return }
