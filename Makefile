@@ -7,8 +7,8 @@
 #                Debian 12, in a Debian 13 root too (scripts/debian13.sh), each lane reported on
 #                its own; LANES=native for this machine's lane alone
 #   make bench   installs what is missing, builds classroom-bench in release mode, runs every
-#                measurement of DESIGN §7 (about 11 minutes) and writes docs/BENCHMARKS.md and
-#                docs/benchmarks.json
+#                measurement of DESIGN §7 (about 11 minutes, and 12 more for the second room's
+#                five runs per row) and writes docs/BENCHMARKS.md and docs/benchmarks.json
 #   make soak    an hour of class in real time (lesson and live feed looping, 200 mic switches):
 #                output continuity and memory, written to docs/SOAK.md
 #

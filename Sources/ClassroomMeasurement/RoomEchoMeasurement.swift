@@ -48,9 +48,10 @@ public enum RoomEchoMeasurement {
 
     /// One run at `delay` ms of unreported latency; `script` is room.py's path. Without `teacher`
     /// the far end stays silent; `student` is a 48 kHz WAV the room adds `at` seconds in (the near end);
-    /// `roomOptions` go to room.py as they are (`--noise-dbfs`, `--near-dbfs` …).
+    /// `room` is where it runs (its response, levels and teacher), and `roomOptions` go to room.py
+    /// after its options, as they are (`--noise-dbfs`, `--near-dbfs` …).
     public static func run(script: String, delay: Int, settle: ClockTime = .seconds(8), teacher talks: Bool = true,
-                           student: (path: String, at: Double)? = nil, roomOptions: [String] = [],
+                           student: (path: String, at: Double)? = nil, room setting: RoomSetting = .suite, roomOptions: [String] = [],
                            processing: VoiceProcessing = .voice, logger: Logger) async throws -> Result {
         let speaker = "room_speaker_\(UInt32.random(in: 0...UInt32.max))"
         let speakerModule = try PulseAudioControl.loadNullSink(speaker)
@@ -61,7 +62,7 @@ public enum RoomEchoMeasurement {
         let format = AudioFormat(format: .s16, rate: 48_000, channels: 1)
         let teacher = try engine.addRTCInput(id: "rtc-teacher", format: format)
         let room = try await RoomRig.start(script: script, speaker: speaker, delay: delay, seconds: 40,
-                                           extra: (student.map { ["--near", $0.path, "--near-at", "\($0.at)"] } ?? []) + roomOptions)
+                                           extra: (student.map { ["--near", $0.path, "--near-at", "\($0.at)"] } ?? []) + setting.options + roomOptions)
         defer { room.stop() }
 
         let energies = FrameEnergies()
@@ -108,7 +109,7 @@ public enum RoomEchoMeasurement {
         }
         defer { farTap?.remove() }
         // The teacher's speech, or as long in silence.
-        let pump = try SignalPump("filesrc location=\(try SpeechSample.farEnd()) ! wavparse ! volume volume=\(talks ? 1 : 0)", into: teacher, format: format)
+        let pump = try SignalPump("filesrc location=\(try setting.teacher()) ! wavparse ! volume volume=\(talks ? 1 : 0)", into: teacher, format: format)
         defer { pump.stop() }
         let deadline = ContinuousClock.now + .seconds(30)
         while !pump.finished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }

@@ -20,7 +20,7 @@ public enum RoomNearEnd {
         /// Where the student's speech starts on each run's uplink, seconds from its first microphone frame.
         public let onsets: (alone: Double, both: Double)
         /// The uplink around the speech: a quarter of a second either side.
-        static let margin = 48_000 / 4
+        public static let margin = 48_000 / 4
 
         /// The uplink over the student's speech, from the run with or without the teacher.
         public func uplink(withTeacher: Bool) -> [Int16] {
@@ -31,10 +31,12 @@ public enum RoomNearEnd {
     /// The student in double talk (ITU-T P.340): talks 8 s in, once alone and once while the teacher talks.
     /// Each run's student is found in its own uplink: room.py and the engine start apart by a varying
     /// 0–0.5 s, so one span for both runs cut the student short in one of them (measured).
-    public static func doubleTalk(script: String, delay: Int, processing: VoiceProcessing = .voice, logger: Logger) async throws -> DoubleTalk {
-        let student = (path: try SpeechSample.nearEnd(), at: 8.0)   // after the canceller converged (2–3 s in the room)
-        let alone = try await RoomEchoMeasurement.run(script: script, delay: delay, teacher: false, student: student, processing: processing, logger: logger)
-        let both = try await RoomEchoMeasurement.run(script: script, delay: delay, student: student, processing: processing, logger: logger)
+    public static func doubleTalk(script: String, delay: Int, room: RoomSetting = .suite, processing: VoiceProcessing = .voice,
+                                  logger: Logger) async throws -> DoubleTalk {
+        let student = (path: try room.student(), at: 8.0)   // after the canceller converged (2–3 s in the room)
+        let alone = try await RoomEchoMeasurement.run(script: script, delay: delay, teacher: false, student: student, room: room,
+                                                      processing: processing, logger: logger)
+        let both = try await RoomEchoMeasurement.run(script: script, delay: delay, student: student, room: room, processing: processing, logger: logger)
         let speech = try WaveFile.samples(at: student.path)
         func span(in result: RoomEchoMeasurement.Result, _ run: String) throws -> (span: Range<Int>, onset: Double) {
             let margin = DoubleTalk.margin, heard = result.uplinkAudio.count

@@ -18,11 +18,17 @@ public enum SpeechSample {
     public static func longNearEnd() throws -> String { try student(saying: longStudentText, name: "long-near-end") }
 
     private static func student(saying text: String, name: String) throws -> String {
+        try speech(text, voice: "en-us+f3", wordsPerMinute: 150, name: name)
+    }
+
+    /// `text` spoken by espeak-ng's `voice` at `wordsPerMinute`, as a 16-bit 48 kHz mono WAV (what
+    /// the room rig takes); written once per process under `name`.
+    public static func speech(_ text: String, voice: String, wordsPerMinute: Int, name: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("classroom-\(name)-\(getpid()).wav").path
         if FileManager.default.fileExists(atPath: path) { return path }
         let raw = path + ".espeak.wav"
         defer { try? FileManager.default.removeItem(atPath: raw) }
-        try run("/usr/bin/espeak-ng", ["-v", "en-us+f3", "-s", "150", "-w", raw, text], package: "espeak-ng")
+        try run("/usr/bin/espeak-ng", ["-v", voice, "-s", "\(wordsPerMinute)", "-w", raw, text], package: "espeak-ng")
         try run("/usr/bin/sox", [raw, "-r", "48000", "-c", "1", "-b", "16", path], package: "sox")
         return path
     }

@@ -29,7 +29,7 @@ enum EchoRoomComparison {
         }
         let quality = SpeechQuality(root: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
         for delay in doubleTalkDelays { rows += await doubleTalkRows(delay: delay, script: script, quality: quality, logger: logger) }
-        return rows + (await RoomNearEndRows.rows(script: script, logger: logger))
+        return rows + (await RoomNearEndRows.rows(script: script, logger: logger)) + (await SecondRoomRows.rows(script: script, logger: logger))
     }
 
     /// Where the estimator's CPU is reported (it does the same work at every delay).

@@ -20,13 +20,13 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
-    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room; devices: mouth-to-ear through PulseAudio and PipeWire beside the floor, its budget chart drawn in the temporary folder) and print them; docs/ is not written.")
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room; second-room: the canceller in a second room, five runs per row; devices: mouth-to-ear through PulseAudio and PipeWire beside the floor, its budget chart drawn in the temporary folder) and print them; docs/ is not written.")
     var only: String?
 
     @Option(help: "With --only: also write the rows, with this platform's name, to this JSON file (what --beside reads back).")
     var json: String?
 
-    @Option(help: "A command that runs this bench on a second platform sharing this tree (e.g. 'scripts/debian13.sh run scripts/with-pulseaudio.sh .build-debian13/release/classroom-bench'): the room rows (echo-room, or --only's echo-room, echo-tuning or near-end) run there too, after the rows here, and the report shows both platforms in one table.")
+    @Option(help: "A command that runs this bench on a second platform sharing this tree (e.g. 'scripts/debian13.sh run scripts/with-pulseaudio.sh .build-debian13/release/classroom-bench'): the room rows (echo-room, or --only's echo-room, echo-tuning, near-end or second-room) run there too, after the rows here, and the report shows both platforms in one table.")
     var beside: String?
 
     func run() async throws {
@@ -55,8 +55,9 @@ struct RunBenchmarks: AsyncParsableCommand {
             case "echo-room": rows = await EchoRoomComparison.rows(delays: Self.roomDelays, script: roomScript, logger: logger)
             case "echo-tuning": rows = await EchoTuningSweep.rows(script: roomScript, logger: logger)
             case "near-end": rows = await RoomNearEndRows.rows(script: roomScript, logger: logger)
+            case "second-room": rows = await SecondRoomRows.rows(script: roomScript, logger: logger)
             case "devices": rows = await DeviceMouthToEarRows.rows(chartDirectory: FileManager.default.temporaryDirectory.path)
-            default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning, near-end or devices, not \(only)")
+            default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning, near-end, second-room or devices, not \(only)")
             }
             if let json {
                 let report = PlatformComparison.Report(platform: PlatformComparison.hereName, rows: rows)
@@ -64,7 +65,7 @@ struct RunBenchmarks: AsyncParsableCommand {
             }
             print(ReportWriter.table(rows))
             for row in rows { print("\n\(row.measure): \(row.method)") }
-            if let beside, ["echo-room", "echo-tuning", "near-end"].contains(only) {
+            if let beside, ["echo-room", "echo-tuning", "near-end", "second-room"].contains(only) {
                 progress("the same rows on the other platform: \(beside)")
                 let there = try await PlatformComparison.rowsThere(command: beside, only: only)
                 let comparison = PlatformComparison(here: rows, there: there.rows, hereName: PlatformComparison.hereName, thereName: there.platform)

@@ -42,7 +42,7 @@ def impulse_response(distance, rt60, room=(7.0, 6.0, 3.0), seed=1):
     rng = np.random.default_rng(seed)
     length = int(rt60 * RATE)
     ir = np.zeros(length)
-    speaker = np.array([3.5, 0.5, 1.2])
+    speaker = np.array([room[0] / 2, 0.5, 1.2])
     mic = speaker + np.array([0.0, distance, 0.0])
     sources = [speaker]
     for axis in range(3):
@@ -114,6 +114,8 @@ def main():
     parser.add_argument("--delay-ms", type=float, default=0.0, help=f"device latency nobody reports (the rig adds {FLOOR_MS} ms)")
     parser.add_argument("--distance", type=float, default=0.35, help="speaker to mic, metres")
     parser.add_argument("--rt60", type=float, default=0.4)
+    parser.add_argument("--room-size", default="7,6,3", help="the shoebox room, width,depth,height in metres")
+    parser.add_argument("--seed", type=int, default=1, help="the diffuse tail's noise: another seed, another room")
     parser.add_argument("--echo-gain-db", type=float, default=-6.0, help="direct-path gain")
     parser.add_argument("--noise-dbfs", type=float, default=-65.0)
     parser.add_argument("--near", help="near-end talker, S16 48 kHz WAV")
@@ -124,7 +126,12 @@ def main():
     args = parser.parse_args()
 
     Gst.init(None)
-    ir = impulse_response(args.distance, args.rt60) * 10 ** (args.echo_gain_db / 20)
+    try:
+        size = tuple(float(v) for v in args.room_size.split(","))
+        assert len(size) == 3 and min(size) > 0
+    except (ValueError, AssertionError):
+        sys.exit(f"room.py: --room-size is width,depth,height in metres (7,6,3), not {args.room_size!r}")
+    ir = impulse_response(args.distance, args.rt60, room=size, seed=args.seed) * 10 ** (args.echo_gain_db / 20)
     near = read_wav(args.near) if args.near else np.zeros(0)
     if len(near) and args.near_dbfs is not None:
         near *= 32768 * 10 ** (args.near_dbfs / 20) / active_rms(near)
