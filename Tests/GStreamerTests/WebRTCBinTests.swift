@@ -57,7 +57,7 @@ struct WebRTCBinTests {
         #expect(throws: GStreamerError.self) { _ = try WebRTCBin(try ElementFactory.make("fakesink")) }
     }
 
-    @Test("its own answer to a stream that comes back from inactive (as Janus reuses a departed publisher's m-line) is refused with webrtcbin's reason")
+    @Test("its own answer to a stream that comes back from inactive (as Janus reuses a departed publisher's m-line): 1.22 refuses it with webrtcbin's reason, 1.26 takes it")
     func directionChange() throws {
         let (pipeline, a, b) = try Self.senderAndReceiver()
         defer { _ = try? pipeline.setState(.null) }
@@ -83,7 +83,14 @@ struct WebRTCBinTests {
         // The offerer marks the stream inactive, as Janus does when a publisher leaves, and then
         // offers it again for a publisher who comes: the answer to that changes the direction.
         #expect(try round(direction: "a=inactive") == nil)
-        #expect(try round(direction: "a=sendrecv") != nil, "the answer that changes the direction was taken")
+        // webrtcbin follows the specification's direction rules from 1.26 on (it creates and
+        // associates transceivers while a description is set); 1.22 has no such change.
+        let failedAnswer = try round(direction: "a=sendrecv")
+        if GStreamer.version < GStreamer.Version(major: 1, minor: 26, micro: 0) {
+            #expect(failedAnswer != nil, "GStreamer \(GStreamer.version) took the answer that changes the direction")
+        } else {
+            #expect(failedAnswer == nil, "GStreamer \(GStreamer.version) refused the answer that changes the direction")
+        }
     }
 
     @Test("a reply with any error field is a failure: with a GError its message, with none a reason that says where to look")
