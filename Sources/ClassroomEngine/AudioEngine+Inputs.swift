@@ -81,6 +81,8 @@ extension AudioEngine {
         // Weak: whoever keeps an input (a room's audio watch, for seconds after a leave) does not keep the
         // whole pipeline past the engine's end; a CI quick pass reported it leaked at exit.
         return AudioInput(id: id, kind: kind, format: format, source: source, elements: elements, mixerPad: pad, duck: duck,
-                          jitterTolerance: configuration.pushTolerance, realtime: realtime, clock: { [weak pipeline] in pipeline?.currentRunningTime })
+                          jitterTolerance: configuration.pushTolerance,
+                          // The lesson's scaletempo swings its content around its timestamps by up to a stride.
+                          burst: kind == .courseware ? EngineGraph.Lesson.tempoStride : .zero, realtime: realtime, clock: { [weak pipeline] in pipeline?.currentRunningTime })
     }
 }

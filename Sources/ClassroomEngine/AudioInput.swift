@@ -50,8 +50,8 @@ public final class AudioInput: Sendable {
     private let dropped = Atomic<Int>(0)
 
     init(id: String, kind: Kind, format: AudioFormat, source: AppSource, elements: [Element], mixerPad: Pad, duck: VolumeControl?,
-         jitterTolerance: ClockTime, realtime: RealtimeThreads?, clock: @escaping @Sendable () -> ClockTime?) {
-        timeline = PushTimeline(tolerance: jitterTolerance)
+         jitterTolerance: ClockTime, burst: ClockTime, realtime: RealtimeThreads?, clock: @escaping @Sendable () -> ClockTime?) {
+        timeline = PushTimeline(tolerance: jitterTolerance, burst: burst)
         self.id = id; self.kind = kind; self.format = format
         self.source = source; self.elements = elements; self.mixerPad = mixerPad; self.duck = duck
         self.realtime = realtime; self.clock = clock
@@ -129,6 +129,10 @@ public final class AudioInput: Sendable {
     /// The next push (without a timestamp) is placed at its arrival: the source changed its own
     /// delay on purpose (an adaptive jitter buffer), and the mix follows instead of absorbing it.
     public func reanchor() { timeline.restart() }
+
+    /// How far ahead of its arrival a push is placed (the source's own bursts): what is shown
+    /// with this input's audio, a lesson's video, is delayed as much.
+    public var placedAhead: ClockTime { timeline.burst }
 
     /// How many pushes dropped older audio because the queue was full.
     public var droppedPushes: Int { dropped.load(ordering: .relaxed) }

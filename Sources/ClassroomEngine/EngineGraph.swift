@@ -62,6 +62,9 @@ public enum EngineGraph {
         public static let audioConvert = "lesson-audio-convert", audioResample = "lesson-audio-resample", tempo = "lesson-tempo"
         public static let audioConvertAfterTempo = "lesson-audio-convert2", audioResampleAfterTempo = "lesson-audio-resample2"
         public static let audioSink = "lesson-audio-sink"
+        /// scaletempo's stride (its default): it emits whole strides, so at a rate other than 1 its
+        /// audio leads or trails its timestamps by up to this much (measured ±24 ms at 0.5–2×).
+        public static let tempoStride = ClockTime.milliseconds(30)
     }
 
     /// A monitor listener's pipeline (names begin with the listener's name).

@@ -80,7 +80,7 @@ struct LessonBranches: Sendable {
             ]),
             try ElementFactory.make("audioconvert", name: EngineGraph.Lesson.audioConvert),
             try ElementFactory.make("audioresample", name: EngineGraph.Lesson.audioResample),
-            try ElementFactory.make("scaletempo", name: EngineGraph.Lesson.tempo),
+            try ElementFactory.make("scaletempo", name: EngineGraph.Lesson.tempo, properties: ["stride": .int(Int64(EngineGraph.Lesson.tempoStride.milliseconds))]),
             try ElementFactory.make("audioconvert", name: EngineGraph.Lesson.audioConvertAfterTempo),
             try ElementFactory.make("audioresample", name: EngineGraph.Lesson.audioResampleAfterTempo),
             sink,

@@ -48,7 +48,8 @@ public final class LessonPlayer: Sendable {
     private let missingDecoder = Locked<String?>(nil)
     private let tracks: LessonAudioTracks
     private let rate = Mutex<Double>(1)
-    /// How late the video is shown: the engine's output latency, which an output underrun raises.
+    /// How late the video is shown: the engine's output latency, which an output underrun raises,
+    /// plus how far ahead of its arrival the courseware places the audio.
     private let videoDelay: Locked<ClockTime>
 
     /// Builds the lesson pipeline for `uri`; `videoDelay` is the engine's output latency, so
@@ -58,7 +59,7 @@ public final class LessonPlayer: Sendable {
         self.courseware = courseware
         self.logger = logger
         tracks = LessonAudioTracks(wanted: audioTrack)
-        let videoDelay = Locked(videoDelay)
+        let videoDelay = Locked(videoDelay + courseware.placedAhead)
         self.videoDelay = videoDelay
         do {
             pipeline = try Pipeline(name: EngineGraph.Lesson.pipeline)
@@ -190,6 +191,7 @@ public final class LessonPlayer: Sendable {
     /// Shows the video `delay` after its time from now on: the engine's new output latency after an
     /// output underrun raised it, so pictures and sound stay together.
     public func setVideoDelay(_ delay: ClockTime) {
+        let delay = delay + courseware.placedAhead
         videoDelay.withLock { $0 = delay }
         guard let sink = pipeline.element(named: EngineGraph.Lesson.videoSink) else { return }
         do {

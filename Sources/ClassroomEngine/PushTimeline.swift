@@ -8,6 +8,10 @@ import Synchronization
 public final class PushTimeline: Sendable {
     /// How far a push may arrive from where the previous one ended and still continue it.
     let tolerance: ClockTime
+    /// How far a source's content swings around its arrival by its own making (scaletempo emits
+    /// whole strides against its input's timestamps): an anchor is placed that far ahead of "now",
+    /// so the content that comes latest is still on time, and a push may lead by twice it.
+    public let burst: ClockTime
     /// When set, an anchor falls on a multiple of it (the running time rounded down).
     let grid: ClockTime?
     /// Where the previous push ended, whether `restart` came since (one lock: a push stamped
@@ -19,8 +23,9 @@ public final class PushTimeline: Sendable {
     /// size: each frame then fills exactly one of its output buffers, which it sends as soon as the
     /// frame arrives. Off the grid, every output buffer straddled two frames and waited for the
     /// second: 10 ms more on the uplink (measured 10.2 ms median, 0.1 ms on the grid; WORKAROUNDS §24).
-    public init(tolerance: ClockTime, grid: ClockTime? = nil) {
+    public init(tolerance: ClockTime, burst: ClockTime = .zero, grid: ClockTime? = nil) {
         self.tolerance = tolerance
+        self.burst = burst
         self.grid = grid
     }
 
@@ -37,7 +42,7 @@ public final class PushTimeline: Sendable {
         next.withLock { next in
             let pts: ClockTime
             var moved = next.restarted
-            if let expected = next.end, (expected > now ? expected - now : now - expected) <= tolerance {
+            if let expected = next.end, expected + tolerance >= now, expected <= now + burst + burst + tolerance {
                 pts = expected
                 next.lateness.add(now > expected ? now - expected : .zero)
             } else {
@@ -45,7 +50,8 @@ public final class PushTimeline: Sendable {
                     resyncs.add(1, ordering: .relaxed)
                     moved = true
                 }
-                if let grid, grid > .zero { pts = ClockTime(nanoseconds: now.nanoseconds / grid.nanoseconds * grid.nanoseconds) } else { pts = now }
+                let anchor = now + burst
+                if let grid, grid > .zero { pts = ClockTime(nanoseconds: anchor.nanoseconds / grid.nanoseconds * grid.nanoseconds) } else { pts = anchor }
             }
             next.end = pts + duration
             next.restarted = false

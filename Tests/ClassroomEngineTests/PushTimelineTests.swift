@@ -19,6 +19,29 @@ struct PushTimelineTests {
         #expect(!timeline.anchor(now: .milliseconds(2_010), duration: frame).discont)
     }
 
+    @Test("a bursty source is anchored its burst ahead of arrival: content a stride early or late continues; past that it is re-anchored")
+    func bursts() {
+        // scaletempo at 0.75×: 30 ms of audio every 26.7 ms, and every ninth push empty.
+        let timeline = PushTimeline(tolerance: .milliseconds(20), burst: .milliseconds(30))
+        #expect(timeline.stamp(now: .milliseconds(1_000), duration: .milliseconds(30)) == .milliseconds(1_030))
+        var now = ClockTime.milliseconds(1_000)
+        for push in 1...80 where push % 9 != 0 {
+            now = ClockTime.milliseconds(1_000) + ClockTime.microseconds(push * 26_667)
+            let placed = timeline.anchor(now: now, duration: .milliseconds(30))
+            #expect(!placed.discont, "push \(push) at \(now) placed at \(placed.pts)")
+        }
+        #expect(timeline.resyncCount == 0)
+        // Ahead by more than twice the burst plus the tolerance (a feed running fast): re-anchored.
+        let ahead = PushTimeline(tolerance: .milliseconds(20), burst: .milliseconds(30))
+        _ = ahead.stamp(now: .milliseconds(1_000), duration: .milliseconds(81))
+        #expect(ahead.anchor(now: .milliseconds(1_030), duration: frame) == (.milliseconds(1_060), true))
+        // Behind its arrival by more than the tolerance (a stall): re-anchored its burst ahead of now.
+        let behind = PushTimeline(tolerance: .milliseconds(20), burst: .milliseconds(30))
+        _ = behind.stamp(now: .milliseconds(1_000), duration: frame)
+        #expect(behind.anchor(now: .milliseconds(1_061), duration: frame) == (.milliseconds(1_091), true))
+        #expect(behind.resyncCount == 1)
+    }
+
     @Test("on a grid, every anchor falls on a multiple of the frame, and continuations stay on it")
     func anchorsOnTheGrid() {
         let timeline = PushTimeline(tolerance: .milliseconds(40), grid: frame)
