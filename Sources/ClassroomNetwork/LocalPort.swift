@@ -21,11 +21,11 @@ public enum LocalPort {
             let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(transport == .udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
             guard descriptor >= 0 else { throw .badEndpoint(address, reason: "no socket can be opened (\(String(cString: strerror(errno))))") }
             defer { close(descriptor) }
-            do {
-                return try bind(descriptor, to: address, port: port)
-            } catch {
-                // A taken candidate is passed over; any other failure is the address's own.
-                guard errno == EADDRINUSE, port != 0 else { throw error }
+            switch try bound(descriptor, to: address, port: port) {
+            case .success(let port): return port
+            // A taken candidate is passed over; any other failure is the address's own.
+            case .failure(let failure) where failure.code == EADDRINUSE && port != 0: continue
+            case .failure(let failure): throw failure.refusal(address: address, port: port)
             }
         }
         throw .badEndpoint(address, reason: "no free port is left on it")
@@ -52,29 +52,44 @@ public enum LocalPort {
     /// Binds `descriptor` to `address`:`port` (0: any free one) and returns the port bound.
     @discardableResult
     public static func bind(_ descriptor: Int32, to address: String = "127.0.0.1", port: Int) throws(EngineError) -> Int {
-        if address.contains(":") { return try bind6(descriptor, to: address, port: port) }
+        switch try bound(descriptor, to: address, port: port) {
+        case .success(let port): return port
+        case .failure(let failure): throw failure.refusal(address: address, port: port)
+        }
+    }
+
+    /// A failed `bind` or `getsockname`: its errno, read as the call returned (any Swift code after
+    /// it, an error's message included, may change `errno`).
+    private struct SystemFailure: Error {
+        let code: Int32
+        func refusal(address: String, port: Int) -> EngineError {
+            .badEndpoint(address, reason: "cannot bind port \(port) on it (\(String(cString: strerror(code))))")
+        }
+    }
+
+    /// Binds: the port bound, or the system's failure; throws for an address that is not one.
+    private static func bound(_ descriptor: Int32, to address: String, port: Int) throws(EngineError) -> Result<Int, SystemFailure> {
+        if address.contains(":") {
+            var local = sockaddr_in6()
+            local.sin6_family = sa_family_t(AF_INET6)
+            local.sin6_port = UInt16(port).bigEndian
+            guard inet_pton(AF_INET6, address, &local.sin6_addr) == 1 else { throw .badEndpoint(address, reason: "not an IPv6 address of this machine") }
+            return bindAndName(descriptor, &local).map { Int(UInt16(bigEndian: local.sin6_port)) }
+        }
         var local = sockaddr_in()
         local.sin_family = sa_family_t(AF_INET)
         local.sin_port = UInt16(port).bigEndian
         guard inet_pton(AF_INET, address, &local.sin_addr) == 1 else { throw .badEndpoint(address, reason: "not an IPv4 address of this machine") }
-        guard bindAndName(descriptor, &local) else { throw .badEndpoint(address, reason: "cannot bind port \(port) on it (\(String(cString: strerror(errno))))") }
-        return Int(UInt16(bigEndian: local.sin_port))
-    }
-
-    private static func bind6(_ descriptor: Int32, to address: String, port: Int) throws(EngineError) -> Int {
-        var local = sockaddr_in6()
-        local.sin6_family = sa_family_t(AF_INET6)
-        local.sin6_port = UInt16(port).bigEndian
-        guard inet_pton(AF_INET6, address, &local.sin6_addr) == 1 else { throw .badEndpoint(address, reason: "not an IPv6 address of this machine") }
-        guard bindAndName(descriptor, &local) else { throw .badEndpoint(address, reason: "cannot bind port \(port) on it (\(String(cString: strerror(errno))))") }
-        return Int(UInt16(bigEndian: local.sin6_port))
+        return bindAndName(descriptor, &local).map { Int(UInt16(bigEndian: local.sin_port)) }
     }
 
     /// `bind` and `getsockname` for either family's address: `local` ends with the port bound.
-    private static func bindAndName<Address>(_ descriptor: Int32, _ local: inout Address) -> Bool {
+    private static func bindAndName<Address>(_ descriptor: Int32, _ local: inout Address) -> Result<Void, SystemFailure> {
         var length = socklen_t(MemoryLayout<Address>.size)
         return withUnsafeMutablePointer(to: &local) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 ? .success(()) : .failure(SystemFailure(code: errno))
+            }
         }
     }
 }

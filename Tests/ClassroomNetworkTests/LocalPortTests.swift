@@ -20,19 +20,19 @@ struct LocalPortTests {
         }
     }
 
-    @Test("a port held without reuse is never handed out")
-    func heldPortSkipped() throws {
+    @Test("a port held without reuse is never handed out", arguments: ["127.0.0.1", "::1"])
+    func heldPortSkipped(address: String) throws {
         // Hold 200 ports from the candidates, then ask 500 times: none of the held comes back.
         var held: [Int32] = [], heldPorts = Set<Int>()
         defer { held.forEach { close($0) } }
         for _ in 0..<200 {
-            let port = try LocalPort.free(.udp)
-            let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            guard (try? LocalPort.bind(descriptor, port: port)) != nil else { close(descriptor); continue }
+            let port = try LocalPort.free(.udp, on: address)
+            let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            guard (try? LocalPort.bind(descriptor, to: address, port: port)) != nil else { close(descriptor); continue }
             held.append(descriptor)
             heldPorts.insert(port)
         }
-        let handed = try (0..<500).map { _ in try LocalPort.free(.udp) }
+        let handed = try (0..<500).map { _ in try LocalPort.free(.udp, on: address) }
         #expect(heldPorts.count >= 190)
         #expect(heldPorts.isDisjoint(with: handed), "\(heldPorts.intersection(handed))")
     }
