@@ -24,7 +24,7 @@
 #      real time far more than they compute (the CPU was 63-97 % idle with both running, vmstat
 #      every 5 s), and every thread that feeds the engine or the sound server is real-time
 #      (SCHED_RR), so each pass passed beside the other as it does alone;
-#   4. the device passes, one at a time, nothing beside them: their busy minute runs a CPU hog on
+#   4. the device passes, one at a time, nothing beside them: their busy half-minute runs a CPU hog on
 #      both cores, which would starve the other lane's test processes (normal priority) too.
 # No build runs beside a real-time pass, not even at the lowest CPU priority: a build also costs
 # memory bandwidth and disk writes, which no CPU priority holds back (docs/TESTING.md).

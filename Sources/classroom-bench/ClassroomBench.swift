@@ -18,6 +18,6 @@ struct Worker: AsyncParsableCommand {
         commandName: "worker",
         abstract: "One measurement in a process of its own (started by `run`).",
         shouldDisplay: false,
-        subcommands: [CostWorker.self, MixWorker.self, StartupWorker.self, SoakWorker.self, EchoWorker.self, AVSyncWorker.self, PeersWorker.self, RoomWorker.self]
+        subcommands: [CostWorker.self, MixWorker.self, StartupWorker.self, SoakWorker.self, EchoWorker.self, AVSyncWorker.self, PeersWorker.self, RoomWorker.self, BusyClassWorker.self]
     )
 }

@@ -20,7 +20,7 @@ struct RunBenchmarks: AsyncParsableCommand {
     @Option(help: "The repository root (pipelines/ is read from there).")
     var root = "."
 
-    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room; second-room: the canceller in a second room, five runs per row; devices: mouth-to-ear through PulseAudio and PipeWire beside the floor, its budget chart drawn in the temporary folder) and print them; docs/ is not written.")
+    @Option(help: "Development: run only these rows (two-way: mouth-to-ear, the WebRTC room, jitter buffers on an impaired path and 32 peers; webrtc: the WebRTC room beside the plain-RTP one across network namespaces; impaired: those jitter buffers alone; echo-room: the canceller in the room rig; echo-tuning: webrtcdsp's knobs in the room; near-end: noise, quiet and loud talkers in the room; second-room: the canceller in a second room, five runs per row; busy: five minutes with every core busy on PulseAudio and on PipeWire, what the listener heard; devices: mouth-to-ear through PulseAudio and PipeWire beside the floor, its budget chart drawn in the temporary folder) and print them; docs/ is not written.")
     var only: String?
 
     @Option(help: "With --only: also write the rows, with this platform's name, to this JSON file (what --beside reads back).")
@@ -57,7 +57,8 @@ struct RunBenchmarks: AsyncParsableCommand {
             case "near-end": rows = await RoomNearEndRows.rows(script: roomScript, logger: logger)
             case "second-room": rows = await SecondRoomRows.rows(script: roomScript, logger: logger)
             case "devices": rows = await DeviceMouthToEarRows.rows(chartDirectory: FileManager.default.temporaryDirectory.path)
-            default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning, near-end, second-room or devices, not \(only)")
+            case "busy": rows = await BusyClassRows.rows(executable: executable, runs: plan.busyMinutes)
+            default: throw BenchError("--only takes two-way, webrtc, impaired, echo-room, echo-tuning, near-end, second-room, devices or busy, not \(only)")
             }
             if let json {
                 let report = PlatformComparison.Report(platform: PlatformComparison.hereName, rows: rows)
@@ -111,8 +112,11 @@ struct RunBenchmarks: AsyncParsableCommand {
         let startup = await StartupMeasurement.rows(executable: executable, runs: plan.startupRuns)
         progress("waiting for the long run")
         let long = await soak.rows(voiceBaselineRSSKiB: cost.gstVoicePeakRSSKiB)
+        // After the long run: the busy minutes load every core, which the long run must not share.
+        progress("busy minutes: every core loaded, what the listener hears")
+        let busy = await BusyClassRows.rows(executable: executable, runs: plan.busyMinutes)
 
-        let rows = level + long.continuity + latency + echo + room + sync + cost.rows + mixing + twoWay + devices + startup + long.memory
+        let rows = level + long.continuity + busy + latency + echo + room + sync + cost.rows + mixing + twoWay + devices + startup + long.memory
         let wall = Double(ProcessMeters.monotonicNanoseconds() - startedAt) / 1e9
         let info = ReportWriter.RunInfo(started: started, wallSeconds: wall, quick: quick, soakSeconds: plan.soakSeconds,
                                         machine: Self.machine(), gstreamer: GStreamer.version.description)
@@ -167,6 +171,7 @@ struct BenchmarkPlan: Sendable {
     var startupRuns: Int { quick ? 3 : 5 }
     var pulseEchoRuns: Int { quick ? 1 : 3 }
     var mouthToEarBursts: Int { quick ? 5 : 10 }
+    var busyMinutes: Int { quick ? 1 : BusyClassRows.runs }
     let cycles = 100
     let retargets = 20
 }
