@@ -26,31 +26,10 @@ import gi
 import numpy as np
 
 import busy_loops
+from tone_judge import AMPLITUDE, FREQUENCY, RATE, judge
 
 gi.require_version("Gst", "1.0")
 from gi.repository import Gst  # noqa: E402
-
-RATE = 48_000
-AMPLITUDE, FREQUENCY = 0.1, 500.0
-
-
-def judge(samples):
-    """HeardContinuity's judge: 10 ms blocks 6 dB under the tone, and sample steps too steep for it."""
-    block = RATE // 100
-    tone_rms = AMPLITUDE / np.sqrt(2) * 32_768
-    blocks = len(samples) // block
-    rms = np.sqrt(np.mean(samples[: blocks * block].astype(np.float64).reshape(blocks, block) ** 2, axis=1))
-    first = int(np.argmax(rms > tone_rms / 2)) if (rms > tone_rms / 2).any() else blocks
-    start = min(blocks, first + 30)
-    dropouts = [i / 100 for i in range(start, blocks - 1) if rms[i] < tone_rms / 2]
-    limit = np.ceil(AMPLITUDE * 2 * np.pi * FREQUENCY / RATE * 32_768 * 1.5)
-    steps = np.abs(np.diff(samples[start * block: (blocks - 1) * block].astype(np.int64)))
-    clicks, last = [], -10**9
-    for index in np.nonzero(steps > limit)[0] + start * block + 1:
-        if index - last > RATE // 500:
-            clicks.append(index / RATE)
-        last = index
-    return dropouts, clicks
 
 
 def tick_onsets(samples):
@@ -133,7 +112,7 @@ def main():
     for at, lead, applied in changes:
         print(f"  {at:7.3f} s (asked): lead {lead} ms, recalculated: {applied}")
     if args.wave == "sine":
-        dropouts, clicks = judge(samples)
+        _first, dropouts, clicks = judge(samples, settle_blocks=30)
         print(f"  {len(dropouts)} dropouts at {dropouts[:20]}")
         print(f"  {len(clicks)} clicks at {[round(c, 3) for c in clicks[:20]]}")
     else:
