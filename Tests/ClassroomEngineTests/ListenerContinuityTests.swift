@@ -12,10 +12,9 @@ struct ListenerContinuityTests {
 
     private static let tone = TonePlayback.tone
 
-    /// The engine on the speaker with a 500 Hz courseware tone, settled; the speaker's monitor recording.
-    private static func playTone() async throws -> (AudioEngine, AudioInput, TonePlayback, MonitorRecording) {
-        let playback = try await TonePlayback.start(device: "speaker", logger: EngineSupport.logger)
-        return (playback.engine, playback.courseware, playback, playback.recording)
+    /// The engine on the speaker with a 500 Hz courseware tone, settled; the speaker's monitor recorded.
+    private static func playTone() async throws -> TonePlayback {
+        try await TonePlayback.start(device: "speaker", logger: EngineSupport.logger)
     }
 
     @Test("20 mic connect/disconnect cycles with profile switches: the speaker's monitor hears the courseware tone with no dropout and no click of their own")
@@ -24,10 +23,11 @@ struct ListenerContinuityTests {
         let room = "room_\(UInt32.random(in: 0...UInt32.max))"
         let roomModule = try PulseAudioControl.loadNullSink(room)
         defer { PulseAudioControl.unload(roomModule) }
-        let (engine, courseware, playback, recording) = try await Self.playTone()
+        let playback = try await Self.playTone()
         defer { playback.stop() }
+        let (engine, courseware) = (playback.engine, playback.courseware)
         let droppedBefore = courseware.droppedPushes
-        let start = recording.recorded.count
+        let start = playback.recording.recorded.count
         for cycle in 0..<20 {
             let uplink = try engine.connectMicrophone(.device("\(room).monitor"), processing: .voice) { _ in }
             try await Task.sleep(for: .milliseconds(60))
@@ -36,8 +36,8 @@ struct ListenerContinuityTests {
             try await Task.sleep(for: .milliseconds(40))
         }
         try await Task.sleep(for: .milliseconds(500))
-        recording.stop()
-        let heard = HeardContinuity(recording.recorded, amplitude: Self.tone.amplitude, frequency: Self.tone.frequency, from: start)
+        playback.recording.stop()
+        let heard = playback.heard(from: start)
         print("FIGURE heard on the speaker's monitor over 20 mic cycles: \(heard.seconds) s judged, \(heard.dropouts) dropouts at \(heard.dropoutTimes), \(heard.clicks) clicks at \(heard.clickTimes.prefix(10)); output buffer \(engine.outputBuffer.size.milliseconds) ms after \(engine.outputBuffer.underruns) underruns")
         #expect(heard.seconds > 2)
         #expect(heard.dropouts == 0)
@@ -76,7 +76,8 @@ struct ListenerContinuityTests {
             return keeper
         }
         defer { for keeper in keepers { _ = try? keeper.setState(.null) } }
-        let (engine, _, playback, speaker) = try await Self.playTone()
+        let playback = try await Self.playTone()
+        let (engine, speaker) = (playback.engine, playback.recording)
         let elsewhere = try MonitorRecording(device: other)
         defer { elsewhere.stop(); playback.stop() }
         try await Task.sleep(for: .milliseconds(500))
@@ -144,15 +145,15 @@ struct ListenerContinuityTests {
 
     @Test("the judge hears the server's side: the speaker muted on the server for 300 ms is heard as dropouts")
     func mutedSinkIsHeard() async throws {
-        let (_, _, playback, recording) = try await Self.playTone()
+        let playback = try await Self.playTone()
         defer { playback.stop() }
-        let start = recording.recorded.count
+        let start = playback.recording.recorded.count
         try PulseAudioControl.pactl(["set-sink-mute", "speaker", "1"])
         try await Task.sleep(for: .milliseconds(300))
         try PulseAudioControl.pactl(["set-sink-mute", "speaker", "0"])
         try await Task.sleep(for: .milliseconds(500))
-        recording.stop()
-        let heard = HeardContinuity(recording.recorded, amplitude: Self.tone.amplitude, frequency: Self.tone.frequency, from: start)
+        playback.recording.stop()
+        let heard = playback.heard(from: start)
         print("FIGURE heard on the speaker's monitor with 300 ms muted: \(heard.dropouts) dropouts, \(heard.clicks) clicks")
         #expect(heard.dropouts >= 20)
     }
