@@ -19,13 +19,13 @@ import argparse
 import os
 import subprocess
 import sys
-import threading
 import time
 
 import gi
 import numpy as np
 
 import busy_loops
+from sink_events import SinkEvents
 from tone_judge import AMPLITUDE, FREQUENCY, RATE, judge
 
 gi.require_version("Gst", "1.0")
@@ -55,18 +55,7 @@ def main():
     leads = [int(value) for value in args.leads.split(",")]
 
     Gst.init(None)
-    events, lock = [], threading.Lock()
-
-    def log(category, level, file, function, line, obj, message, *user):
-        text = message.get()
-        if "underflow" in text.lower() or "discontinuity" in text.lower() or "clock skew" in text:
-            with lock:
-                events.append((time.monotonic(), f"{category.get_name()}: {text}"))
-
-    Gst.debug_set_threshold_for_name("audiobasesink", Gst.DebugLevel.WARNING)
-    Gst.debug_set_threshold_for_name("pulse", Gst.DebugLevel.WARNING)
-    Gst.debug_add_log_function(log, None)
-    Gst.debug_remove_log_function(Gst.debug_log_default)
+    sink_events = SinkEvents()
 
     wave = f"wave=sine freq={int(FREQUENCY)} volume={AMPLITUDE}" if args.wave == "sine" else "wave=ticks freq=1000 volume=0.5"
     pipeline = Gst.parse_launch(
@@ -120,13 +109,13 @@ def main():
         intervals = [round((b - a) * 1000, 1) for a, b in zip(onsets, onsets[1:])]
         print(f"  ticks heard at {[round(o, 3) for o in onsets]}")
         print(f"  intervals (ms) {intervals}")
-    with lock:
-        # The sink's skew corrections while it settles come in bursts of dozens: counted, not listed.
-        corrections = [at - began for at, text in events if "clock skew" in text]
-        print(f"  {len(corrections)} skew corrections, the last at {max(corrections, default=float('nan')):.3f} s")
-        for at, text in events:
-            if "clock skew" not in text:
-                print(f"  {at - began:7.3f} s {text}")
+    # The sink's skew corrections while it settles come in bursts of dozens: counted, not listed.
+    seen = sink_events.relative_to(began)
+    corrections = [at for at, text in seen if "clock skew" in text]
+    print(f"  {len(corrections)} skew corrections, the last at {max(corrections, default=float('nan')):.3f} s")
+    for at, text in seen:
+        if "clock skew" not in text:
+            print(f"  {at:7.3f} s {text}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import gi
 import numpy as np
 
 import busy_loops
+from sink_events import SinkEvents
 from tone_judge import AMPLITUDE, FREQUENCY, RATE, judge
 
 gi.require_version("Gst", "1.0")
@@ -64,19 +65,7 @@ def main():
     args = parser.parse_args()
 
     Gst.init(None)
-    events = []  # (monotonic seconds, text)
-    lock = threading.Lock()
-
-    def log(category, level, file, function, line, obj, message, *user):
-        text = message.get()
-        if "clock skew" in text or "discontinuity" in text.lower() or "underflow" in text.lower():
-            with lock:
-                events.append((time.monotonic(), f"{category.get_name()}: {text}"))
-
-    Gst.debug_set_threshold_for_name("audiobasesink", Gst.DebugLevel.WARNING)
-    Gst.debug_set_threshold_for_name("pulse", Gst.DebugLevel.WARNING)
-    Gst.debug_add_log_function(log, None)
-    Gst.debug_remove_log_function(Gst.debug_log_default)
+    sink_events = SinkEvents()
 
     pipeline = Gst.parse_launch(
         f"audiotestsrc is-live=true wave=sine freq={int(FREQUENCY)} volume={AMPLITUDE} samplesperbuffer=480 "
@@ -135,8 +124,7 @@ def main():
     else:
         os.unlink(path)
     first, dropouts, clicks = judge(samples)
-    with lock:
-        seen = [(t - began, text) for t, text in events if t >= began]
+    seen = [(at, text) for at, text in sink_events.relative_to(began) if at >= 0]
     corrections = [t for t, text in seen if "clock skew" in text]
     print(f"method={args.method} hog={args.hog} rt={args.rt} buffer={args.buffer_ms} ms "
           f"drift-tolerance={args.drift_tolerance_ms} ms: {len(samples) / RATE:.1f} s recorded, "
