@@ -29,6 +29,8 @@ public struct BusyClass: Codable, Sendable {
     /// What the caller's diagnostics noted (the sink's own corrections), in the order noted.
     public let notes: [String]
 
+    /// Underruns the engine counted while the load ran.
+    public var underrunsUnderLoad: Int { underruns - underrunsBefore }
     public var dropouts: Int { dropoutTimes.count }
     public var clicks: Int { clickTimes.count }
 
@@ -83,7 +85,7 @@ public struct BusyClass: Codable, Sendable {
     public var summary: String {
         func times(_ values: [Double]) -> String { values.prefix(10).map { String(format: "%.2f", $0) }.joined(separator: " ") }
         return "\(dropouts) dropouts [\(times(dropoutTimes))] (the longest silence \(formattedMilliseconds(longestSilence * 1000))), \(clicks) clicks [\(times(clickTimes))] over \(judgedSeconds) s; "
-            + "\(underruns - underrunsBefore) underruns under load, said with the buffer at \(underrunsSaid.map { formattedMilliseconds($0) }), buffer \(formattedMilliseconds(bufferBefore)) → \(formattedMilliseconds(bufferAfter)); "
+            + "\(underrunsUnderLoad) underruns under load, said with the buffer at \(underrunsSaid.map { formattedMilliseconds($0) }), buffer \(formattedMilliseconds(bufferBefore)) → \(formattedMilliseconds(bufferAfter)); "
             + "\(droppedPushes) pushes dropped" + (notes.isEmpty ? "" : "; noted \(notes)")
     }
 

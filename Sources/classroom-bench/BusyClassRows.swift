@@ -35,7 +35,7 @@ enum BusyClassRows {
             let notes = minutes.map(\.summary) + failures
             rows.append(row("Dropouts heard in a busy minute on \(server), worst of \(runs)", minutes.map(\.dropouts), runs: runs, notes: notes))
             rows.append(row("Clicks heard in a busy minute on \(server), worst of \(runs)", minutes.map(\.clicks), runs: runs, notes: notes))
-            rows.append(row("Output underruns in a busy minute on \(server), worst of \(runs)", minutes.map { $0.underruns - $0.underrunsBefore }, runs: runs, notes: notes))
+            rows.append(row("Output underruns in a busy minute on \(server), worst of \(runs)", minutes.map(\.underrunsUnderLoad), runs: runs, notes: notes))
         }
         return rows
     }
