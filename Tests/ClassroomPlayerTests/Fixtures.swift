@@ -73,6 +73,29 @@ enum Fixtures {
         return process
     }
 
+    /// Starts a helper that stands for another machine (a sender, the network between it and the
+    /// kiosk) at the engine feeders' real-time priority (SCHED_RR 4) where this process may grant
+    /// it. On the shared 2-core test machine the other lane's real-time passes keep a normal-priority
+    /// sender and relay off the CPU for tens of milliseconds: network jitter that a real sender's
+    /// machine does not add, heard as silence beyond the jitter buffer. At normal priority where it
+    /// may not (said once).
+    static func startPeer(_ executable: String, _ arguments: [String]) throws -> Process {
+        guard realtimePeers else { return try start(executable, arguments) }
+        return try start("/usr/bin/chrt", ["--rr", "4", executable] + arguments)
+    }
+
+    /// Whether helpers may run at SCHED_RR 4 here (root, or an rtprio limit of 4).
+    private static let realtimePeers: Bool = {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/chrt")
+        probe.arguments = ["--rr", "4", "/bin/true"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        let allowed = (try? probe.run()).map { probe.waitUntilExit(); return probe.terminationStatus == 0 } ?? false
+        if !allowed { print("NOTE: test senders and relays run at normal priority (SCHED_RR 4 was refused): a loaded machine reaches the player as network jitter") }
+        return allowed
+    }()
+
     /// Ends a helper started by `start` and waits for it. SIGKILL, not `terminate()`: it cannot be
     /// blocked or handled, and children started any other way keep the test's blocked signals
     /// (gst-launch-1.0 and python3 helpers told with SIGTERM outlived every test run, found as orphans).

@@ -16,6 +16,8 @@ struct LossyRelay {
         let dropped: Bool
         /// The payload as sent (the RTP header taken as 12 bytes).
         let payload: [UInt8]
+        /// When the relay received it, in seconds after the first packet.
+        let arrival: Double
 
         /// The audio an Opus packet of one frame carries, in milliseconds, from its TOC byte's configuration (RFC 6716 §3.1).
         var opusMilliseconds: Double {
@@ -47,7 +49,7 @@ struct LossyRelay {
         first = first or last
         if len(data) < 13: continue
         dropped = drop_every > 0 and (len(packets) + 1) % drop_every == 0
-        packets.append({"seq": int.from_bytes(data[2:4], "big"), "ts": int.from_bytes(data[4:8], "big"), "toc": data[12], "size": len(data) - 12, "dropped": dropped, "payload": data[12:].hex()})
+        packets.append({"seq": int.from_bytes(data[2:4], "big"), "ts": int.from_bytes(data[4:8], "big"), "toc": data[12], "size": len(data) - 12, "dropped": dropped, "payload": data[12:].hex(), "at": last - first})
         if not dropped and forward: outbound.sendto(data, ("127.0.0.1", forward))
         if lossless: outbound.sendto(data, ("127.0.0.1", lossless))
     json.dump({"packets": packets, "seconds": (last - first) if first else 0}, open(record + ".part", "w"))
@@ -62,7 +64,7 @@ struct LossyRelay {
         let code = folder.appendingPathComponent("relay.py")
         try LossyRelay.script.write(to: code, atomically: true, encoding: .utf8)
         record = folder.appendingPathComponent("relay-\(listen).json")
-        process = try Fixtures.start("/usr/bin/python3", [code.path, "\(listen)", "\(forward)", "\(dropEvery)", "\(seconds)", record.path, "\(lossless)"])
+        process = try Fixtures.startPeer("/usr/bin/python3", [code.path, "\(listen)", "\(forward)", "\(dropEvery)", "\(seconds)", record.path, "\(lossless)"])
     }
 
     /// The packets seen and the seconds between the first and the last, once the relay has ended (waits up to `timeout`).
@@ -72,7 +74,7 @@ struct LossyRelay {
               let list = object["packets"] as? [[String: Any]] else { throw PlayerTestError.setupFailed("the relay wrote no record at \(record.path)") }
         let packets = list.map { Packet(sequence: $0["seq"] as? Int ?? -1, timestamp: $0["ts"] as? Int ?? -1,
                                         firstPayloadByte: $0["toc"] as? Int ?? -1, payloadBytes: $0["size"] as? Int ?? -1, dropped: $0["dropped"] as? Bool ?? false,
-                                        payload: LossyRelay.bytes(hex: $0["payload"] as? String ?? "")) }
+                                        payload: LossyRelay.bytes(hex: $0["payload"] as? String ?? ""), arrival: $0["at"] as? Double ?? 0) }
         return (packets, object["seconds"] as? Double ?? 0)
     }
 

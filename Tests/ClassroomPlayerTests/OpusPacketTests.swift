@@ -66,13 +66,14 @@ struct OpusPacketTests {
     }
 
     /// Ten-millisecond windows of `wav` between the feed's first and last sound: how many are
-    /// silent (below -60 dBFS, a hole), the median level and the lowest.
-    private func holes(in wav: URL) throws -> (silent: Int, windows: Int, median: Double, lowest: Double) {
+    /// silent (below -60 dBFS, a hole) and where (seconds into the WAV), the median level and the lowest.
+    private func holes(in wav: URL) throws -> (silent: [Double], windows: Int, median: Double, lowest: Double) {
         let audio = try WAVFile(wav)
         let levels = stride(from: 0.0, to: audio.seconds - 0.01, by: 0.01).map { audio.rms(from: $0, to: $0 + 0.01) }
-        guard let first = levels.firstIndex(where: { $0 > -30 }), let last = levels.lastIndex(where: { $0 > -30 }), last - first > 20 else { return (0, 0, -.infinity, -.infinity) }
-        let body = Array(levels[(first + 5)...(last - 5)])
-        return (body.filter { $0 < -60 }.count, body.count, body.sorted()[body.count / 2], body.min() ?? -.infinity)
+        guard let first = levels.firstIndex(where: { $0 > -30 }), let last = levels.lastIndex(where: { $0 > -30 }), last - first > 20 else { return ([], 0, -.infinity, -.infinity) }
+        let body = (first + 5)...(last - 5)
+        let sorted = levels[body].sorted()
+        return (body.filter { levels[$0] < -60 }.map { Double($0) / 100 }, body.count, sorted[sorted.count / 2], sorted.first ?? -.infinity)
     }
 
     @Test("with every 10th packet lost on the way, an Opus feed has no silent holes: the player conceals them (PLC), or rebuilds them where the sender added FEC, holding a packet for it from the first loss on and saying so")
@@ -86,8 +87,11 @@ struct OpusPacketTests {
             let (port, feed) = (try Fixtures.freeUDPPort(), try Fixtures.freeUDPPort())
             let wav = folder.appendingPathComponent("mix-\(name).wav"), events = folder.appendingPathComponent("events-\(name).jsonl")
             let relay = try LossyRelay(listen: port, forward: feed, dropEvery: 10, seconds: 20, in: folder)
-            let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(feed)", "--mic", "none", "--output", "wav:\(wav.path)",
-                                            "--events", events.path, "--no-stdin"], in: folder)
+            // Losses, not jitter: a fixed buffer longer than the shared test machine's stalls of the
+            // sender and relay (an adaptive one starts at 20 ms, and a path stall beyond the buffer is
+            // heard as silence before the buffer grows: scripts/measure/path-stall.py).
+            let player = try PlayerProcess(["play", lesson.path, "--live", "teacher=rtp://127.0.0.1:\(feed)", "--jitter-buffer", "100", "--mic", "none",
+                                            "--output", "wav:\(wav.path)", "--events", events.path, "--no-stdin"], in: folder)
             runs.append((name, player, relay, wav, events, port))
         }
         defer { for run in runs { Fixtures.stop(run.relay.process) } }
@@ -96,10 +100,10 @@ struct OpusPacketTests {
         }
         // 3 s of a 440 Hz tone at -13.5 dBFS in 20 ms Opus packets, paced in real time, with and without in-band FEC.
         let senders = try runs.map { run in
-            try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "audiotestsrc", "is-live=true", "num-buffers=150", "samplesperbuffer=960", "freq=440", "volume=0.3", "!",
-                                                           "audio/x-raw,rate=48000,channels=1", "!", "opusenc", "audio-type=voice"]
-                                                          + (run.name == "fec" ? ["inband-fec=true", "packet-loss-percentage=10"] : [])
-                                                          + ["!", "rtpopuspay", "pt=96", "!", "udpsink", "host=127.0.0.1", "port=\(run.port)"])
+            try Fixtures.startPeer("/usr/bin/gst-launch-1.0", ["-q", "audiotestsrc", "is-live=true", "num-buffers=150", "samplesperbuffer=960", "freq=440", "volume=0.3", "!",
+                                                               "audio/x-raw,rate=48000,channels=1", "!", "opusenc", "audio-type=voice"]
+                                                              + (run.name == "fec" ? ["inband-fec=true", "packet-loss-percentage=10"] : [])
+                                                              + ["!", "rtpopuspay", "pt=96", "!", "udpsink", "host=127.0.0.1", "port=\(run.port)"])
         }
         defer { for sender in senders { Fixtures.stop(sender) } }
         for run in runs {
@@ -107,11 +111,15 @@ struct OpusPacketTests {
             let (packets, _) = try await run.relay.packets(within: .seconds(5))
             let lost = packets.filter(\.dropped).count
             let found = try holes(in: run.wav)
-            print("FIGURE \(run.name) sender, \(lost) of \(packets.count) packets lost: \(found.silent) of \(found.windows) 10 ms windows silent (< -60 dBFS); "
-                  + "median \(String(format: "%.1f", found.median)) dBFS, lowest \(String(format: "%.1f", found.lowest)) dBFS")
+            let gaps = zip(packets.dropFirst(), packets).map { ($0.arrival - $1.arrival, $0.arrival) }
+            let widest = gaps.max { $0.0 < $1.0 } ?? (0, 0)
+            print("FIGURE \(run.name) sender, \(lost) of \(packets.count) packets lost: \(found.silent.count) of \(found.windows) 10 ms windows silent (< -60 dBFS) at \(found.silent) s; "
+                  + "median \(String(format: "%.1f", found.median)) dBFS, lowest \(String(format: "%.1f", found.lowest)) dBFS; "
+                  + "the widest gap between packets at the relay \(String(format: "%.1f", widest.0 * 1000)) ms, ending \(String(format: "%.2f", widest.1)) s after the first")
             #expect(lost >= 10, "\(run.name)")
             #expect(found.windows >= 200, "\(run.name): the tone was not heard for 2 s")
-            #expect(found.silent == 0, "\(run.name): \(found.silent) silent 10 ms windows where packets were lost")
+            let said = Fixtures.events(run.events).filter { ($0["event"] as? String ?? "").hasPrefix("live-") }
+            #expect(found.silent.isEmpty, "\(run.name): \(found.silent.count) silent 10 ms windows where packets were lost; the player said \(said) and \(run.player.stderr)")
             // The first loss makes the decoder hold a packet for FEC from then on (either sender: it
             // cannot know a sender adds none), said once with the stream's 20 ms packet.
             let held = Fixtures.events(run.events, named: "live-loss-recovery").compactMap { $0["ms"] as? Double }
@@ -198,11 +206,11 @@ struct OpusPacketTests {
         }
         // student-mic.ogg (5.9 s of speech) in 20 ms Opus packets, paced in real time, with and without in-band FEC.
         let senders = try runs.map { run in
-            try Fixtures.start("/usr/bin/gst-launch-1.0", ["-q", "filesrc", "location=\(Fixtures.sample("student-mic.ogg"))", "!", "oggdemux", "!", "opusdec", "!",
-                                                           "audioconvert", "!", "audioresample", "!", "audio/x-raw,rate=48000,channels=1", "!", "clocksync", "!",
-                                                           "opusenc", "frame-size=20", "audio-type=voice"]
-                                                          + (run.name == "fec" ? ["inband-fec=true", "packet-loss-percentage=10"] : [])
-                                                          + ["!", "rtpopuspay", "pt=96", "!", "udpsink", "host=127.0.0.1", "port=\(run.port)"])
+            try Fixtures.startPeer("/usr/bin/gst-launch-1.0", ["-q", "filesrc", "location=\(Fixtures.sample("student-mic.ogg"))", "!", "oggdemux", "!", "opusdec", "!",
+                                                               "audioconvert", "!", "audioresample", "!", "audio/x-raw,rate=48000,channels=1", "!", "clocksync", "!",
+                                                               "opusenc", "frame-size=20", "audio-type=voice"]
+                                                              + (run.name == "fec" ? ["inband-fec=true", "packet-loss-percentage=10"] : [])
+                                                              + ["!", "rtpopuspay", "pt=96", "!", "udpsink", "host=127.0.0.1", "port=\(run.port)"])
         }
         defer { for sender in senders { Fixtures.stop(sender) } }
         var rebuilt: [String: Double] = [:]
