@@ -9,7 +9,7 @@ with our transaction on the first long poll) unless MODE changes it:
   redirect        every POST answers 302 to /elsewhere/..., where a well-behaved Janus answers
   foreign-joined  the `joined` event carries another transaction; later polls answer []
   forbidden       every POST answers Janus's 403 (wrong or missing secret/token)
-  late-forbidden  the same, each after 2 s
+  late-forbidden  the same, each held until the file named by a third argument exists (at most 30 s)
   silent-join     `join` is acked, no `joined` ever comes: polls are held 60 s
   error-500       the first 3 POSTs answer HTTP 500, then it behaves
   hang-after-join once it said `joined`, every request is held 60 s (leave and destroy too)
@@ -22,12 +22,14 @@ with our transaction on the first long poll) unless MODE changes it:
 Writes one line per request to stdout ("POST /janus", "GET /janus/1?maxev=10 held", ...).
 """
 import json
+import os
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODE, PORT = sys.argv[1], int(sys.argv[2])
+RELEASE = sys.argv[3] if len(sys.argv) > 3 else ""
 SESSION, HANDLE, OUR_ID = 1001, 2002, 3003
 lock = threading.Lock()
 state = {"posts": 0, "polls": 0, "join": None, "joined_sent": False}
@@ -71,7 +73,9 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         if MODE == "late-forbidden":
-            time.sleep(2)
+            held_until = time.monotonic() + 30
+            while not os.path.exists(RELEASE) and time.monotonic() < held_until:
+                time.sleep(0.05)
         if MODE in ("forbidden", "late-forbidden"):
             self.reply({"janus": "error", "transaction": transaction,
                         "error": {"code": 403, "reason": "Unauthorized request (wrong or missing secret/token)"}})

@@ -51,11 +51,16 @@ struct JanusTrustTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let lesson = folder.appendingPathComponent("not-a-lesson.wav")
         try Data("this is not audio\n".utf8).write(to: lesson)
-        // The refusal comes 2 s late, after the lesson failed while the room still stood for the class.
-        let janus = try await MisbehavingJanus("late-forbidden", in: folder)
+        // The refusal comes once the lesson failed, while the room still stood for the class (a
+        // fixed delay lost the race to a slow start on a loaded machine).
+        let release = folder.appendingPathComponent("refuse-now")
+        let janus = try await MisbehavingJanus("late-forbidden", release: release, in: folder)
         defer { janus.stop() }
         let events = folder.appendingPathComponent("events.jsonl")
-        let result = try await PlayerProcess.run(["play", lesson.path, "--room", janus.room, "--mic", "none", "--output", "null", "--events", events.path, "--no-stdin"], in: folder)
+        let player = try PlayerProcess(["play", lesson.path, "--room", janus.room, "--mic", "none", "--output", "null", "--events", events.path, "--no-stdin"], in: folder)
+        #expect(await waitUntil(timeout: .seconds(20)) { !Fixtures.events(events, named: "lesson-failed").isEmpty }, "stderr: \(player.stderr)")
+        try Data().write(to: release)
+        let result = (status: try await player.exitStatus(within: .seconds(60)), stderr: player.stderr)
         #expect(Fixtures.events(events, named: "lesson-failed").first?["class_goes_on"] as? Bool == true, "stderr: \(result.stderr)")
         #expect(result.status == 1, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("the server wants an API secret or token"), "stderr: \(result.stderr)")

@@ -8,14 +8,14 @@ final class MisbehavingJanus: @unchecked Sendable {
     private let process: Process
     private let log: URL
 
-    /// Starts it and waits (up to 10 s) until it listens.
-    init(_ mode: String, in folder: URL) async throws {
+    /// Starts it and waits (up to 10 s) until it listens; `release` is the file late-forbidden waits for.
+    init(_ mode: String, release: URL? = nil, in folder: URL) async throws {
         port = try Fixtures.freeTCPPort()
         log = folder.appendingPathComponent("janus-\(mode).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Fixtures.root.appendingPathComponent("scripts/misbehaving-janus.py").path, mode, "\(port)"]
+        process.arguments = [Fixtures.root.appendingPathComponent("scripts/misbehaving-janus.py").path, mode, "\(port)"] + (release.map { [$0.path] } ?? [])
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = process.standardOutput
