@@ -2,7 +2,8 @@
 # Runs a private Janus (Debian's `janus`) in the foreground for tests and the benchmark: its own
 # config folder with the HTTP API on 127.0.0.1:PORT only, the AudioBridge with four 48 kHz rooms
 # (1234 takes plain-RTP participants, 2222 does not, 3333 has a pin, 4444 has a pin and takes no
-# plain RTP), every other plugin, transport and logger disabled.
+# plain RTP), the VideoRoom (an SFU) with 5555 (up to 20 publishers) and 6666 (with a pin), every
+# other plugin, transport and logger disabled.
 #
 # Credentials come from files in CONFIG_DIR, never from the command line: room_pin (room 3333's
 # pin; "secret" without it), token_auth_secret (turns on token_auth with that secret: tokens are
@@ -59,7 +60,7 @@ cat > "$dir/janus.jcfg" <<JCFG
 general: { configs_folder = "$dir", plugins_folder = "$libraries/plugins", transports_folder = "$libraries/transports",
            events_folder = "$libraries/events", loggers_folder = "$libraries/loggers", debug_level = 4, session_timeout = 60$auth }
 nat: { ice_ignore_list = "vmnet" }
-plugins: { disable = "libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_streaming.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_videoroom.so,libjanus_voicemail.so" }
+plugins: { disable = "libjanus_duktape.so,libjanus_echotest.so,libjanus_lua.so,libjanus_nosip.so,libjanus_recordplay.so,libjanus_sip.so,libjanus_streaming.so,libjanus_textroom.so,libjanus_videocall.so,libjanus_voicemail.so" }
 transports: { disable = "libjanus_websockets.so,libjanus_pfunix.so,libjanus_mqtt.so,libjanus_nanomsg.so,libjanus_rabbitmq.so" }
 loggers: { disable = "libjanus_jsonlog.so" }
 events: { broadcast = false }
@@ -86,6 +87,16 @@ room-1234: { description = "Class 1234", sampling_rate = 48000, allow_rtp_partic
 room-2222: { description = "No plain RTP", sampling_rate = 48000 }
 room-3333: { description = "With a pin", sampling_rate = 48000, pin = "$pin", allow_rtp_participants = true }
 room-4444: { description = "WebRTC only, with a pin", sampling_rate = 48000, pin = "$pin" }
+JCFG
+
+# The VideoRoom forwards each publisher's Opus as it comes (in-band FEC kept, the audio-level
+# extension negotiated) and says who talks, from that extension's levels.
+cat > "$dir/janus.plugin.videoroom.jcfg" <<JCFG
+general: { }
+room-5555: { description = "SFU class 5555", publishers = 20, audiocodec = "opus", opus_fec = true, audiolevel_ext = true, audiolevel_event = true,
+             audio_active_packets = 50, audio_level_average = 40 }
+room-6666: { description = "SFU class with a pin", publishers = 20, audiocodec = "opus", opus_fec = true, audiolevel_ext = true, audiolevel_event = true,
+             audio_active_packets = 50, audio_level_average = 40, pin = "$pin" }
 JCFG
 
 exec "${janus[@]}" -F "$dir" -C "$dir/janus.jcfg"

@@ -60,12 +60,18 @@ public final class AudioInput: Sendable {
     /// Runs the streaming threads of `feeder`, a pipeline that pushes into this input (a peer's
     /// receiver), at the engine's real-time priority: the mixer waits only its latency for a push,
     /// so a feeder kept off the CPU by a busy kiosk is heard as a gap. `only` limits it to the
-    /// tasks of those elements (a lesson's audio queue, not its video decoding). Call once, before
-    /// the feeder starts (it takes the bus's one streaming-thread hook).
+    /// tasks of those elements (a lesson's audio queue, not its video decoding), `where` to the
+    /// tasks of the elements it takes by name. Call once, before the feeder starts (it takes the
+    /// bus's one streaming-thread hook).
     public func scheduleFeeder(_ feeder: Pipeline, only owners: Set<String>? = nil) {
+        scheduleFeeder(feeder) { owner in owners?.contains(owner) ?? true }
+    }
+
+    /// Runs the streaming threads of `feeder` whose element `feeds` takes (by name) at the engine's real-time priority.
+    public func scheduleFeeder(_ feeder: Pipeline, where feeds: @escaping @Sendable (_ owner: String) -> Bool) {
         guard let realtime else { return }
         feeder.bus.onStreamingThreads { event in
-            if let owners, !owners.contains(event.owner) { return }
+            guard feeds(event.owner) else { return }
             realtime.handle(event)
         }
     }

@@ -25,10 +25,11 @@ final class DTLSFingerprintCheck: Sendable {
     /// `onMismatch` gets why, once, off the streaming thread.
     init(onMismatch: @escaping @Sendable (String) -> Void) { self.onMismatch = onMismatch }
 
-    /// Takes the fingerprint the answer (`sdp`) names; throws when it names none (nothing to check against).
-    func expect(answer sdp: String) throws(EngineError) {
+    /// Takes the fingerprint the server's description (`sdp`: the answer to our offer, or its own
+    /// offer) names; throws when it names none (nothing to check against).
+    func expect(remote sdp: String) throws(EngineError) {
         guard let named = DTLSFingerprintCheck.fingerprint(in: sdp) else {
-            throw .badEndpoint("the room's answer", reason: "it carries no a=fingerprint, so the DTLS peer cannot be verified; the connection is refused")
+            throw .badEndpoint("the room's description", reason: "it carries no a=fingerprint, so the DTLS peer cannot be verified; the connection is refused")
         }
         expected.withLock { $0 = named }
     }

@@ -19,6 +19,8 @@ struct JanusProtocol: Sendable {
         case janus(code: Int, reason: String)
         /// The AudioBridge refused a request (485 no such room, 489 unauthorized / no RTP participants …).
         case audioBridge(code: Int, reason: String)
+        /// The VideoRoom refused a request (426 no such room, 433 unauthorized, 432 the room is full …).
+        case videoRoom(code: Int, reason: String)
         /// This kiosk cannot take part as asked (e.g. no WebRTC elements installed).
         case local(String)
         /// HTTPS: the server's certificate fails verification, or it speaks no TLS there.
@@ -33,6 +35,7 @@ struct JanusProtocol: Sendable {
             case .notJanus(let why): return "it is not a Janus server (\(why))"
             case .janus(let code, let reason): return "Janus refused: \(reason) (\(code))"
             case .audioBridge(let code, let reason): return "the AudioBridge refused: \(reason) (\(code))"
+            case .videoRoom(let code, let reason): return "the VideoRoom refused: \(reason) (\(code))"
             case .local(let why): return "this kiosk cannot join as asked: \(why)"
             case .untrusted(let why): return "the server is not trusted: \(why)"
             case .speaksHTTPS: return "the server speaks HTTPS on that port, not HTTP"
@@ -47,7 +50,7 @@ struct JanusProtocol: Sendable {
         var isTransient: Bool {
             switch self {
             case .unreachable, .serverError, .notJanus: return true
-            case .janus, .audioBridge, .local, .untrusted, .speaksHTTPS: return false
+            case .janus, .audioBridge, .videoRoom, .local, .untrusted, .speaksHTTPS: return false
             }
         }
     }
@@ -85,12 +88,14 @@ struct JanusProtocol: Sendable {
         case leaving(UInt64)
         /// We left the room.
         case left
-        /// We were kicked, the room was destroyed, or Janus hung up our PeerConnection.
-        case removed(String)
+        /// We were kicked, the room was destroyed, or Janus hung up the PeerConnection of handle `sender`.
+        case removed(String, sender: UInt64?)
         /// Janus's end of our PeerConnection is up (DTLS done).
         case webRTCUp
         /// A request of ours failed.
         case failed(transaction: String?, Failure)
+        /// What the VideoRoom says to handle `sender` (`JanusProtocol+VideoRoom`).
+        case videoRoom(VideoRoomEvent, sender: UInt64?, transaction: String?)
         /// Anything else (acks of configure, keepalives).
         case other
     }
@@ -128,8 +133,11 @@ struct JanusProtocol: Sendable {
     }
 
     /// `attach` to the AudioBridge plugin; returns the handle id.
-    func attachAudioBridge(session: UInt64) throws(Failure) -> UInt64 {
-        let reply = try post(url.appendingPathComponent("\(session)"), ["janus": "attach", "plugin": "janus.plugin.audiobridge"])
+    func attachAudioBridge(session: UInt64) throws(Failure) -> UInt64 { try attach(session: session, plugin: "janus.plugin.audiobridge") }
+
+    /// `attach` to `plugin`; returns the handle id.
+    func attach(session: UInt64, plugin: String) throws(Failure) -> UInt64 {
+        let reply = try post(url.appendingPathComponent("\(session)"), ["janus": "attach", "plugin": plugin])
         guard let id = JanusProtocol.id(reply["data"].flatMap { ($0 as? [String: Any])?["id"] }) else {
             throw .notJanus("'attach' returned no handle id")
         }
@@ -183,7 +191,7 @@ struct JanusProtocol: Sendable {
         _ = try message(session: session, handle: handle, ["request": "leave"])
     }
 
-    private func message(session: UInt64, handle: UInt64, _ body: [String: Any], jsep: [String: Any]? = nil) throws(Failure) -> String {
+    func message(session: UInt64, handle: UInt64, _ body: [String: Any], jsep: [String: Any]? = nil) throws(Failure) -> String {
         let transaction = JanusProtocol.transaction()
         var request: [String: Any] = ["janus": "message", "body": body]
         if let jsep { request["jsep"] = jsep }
@@ -213,58 +221,12 @@ struct JanusProtocol: Sendable {
         }
     }
 
-    /// Decodes one event.
-    private static func event(_ event: [String: Any]) throws(Failure) -> Event {
-        let kind = event["janus"] as? String
-        if kind == "error", let error = event["error"] as? [String: Any] {
-            throw .janus(code: (error["code"] as? Int) ?? 0, reason: (error["reason"] as? String) ?? "unknown")
-        }
-        switch kind {
-        case "hangup": return .removed("Janus hung up the PeerConnection (\((event["reason"] as? String) ?? "no reason given"))")
-        case "webrtcup": return .webRTCUp
-        default: break
-        }
-        guard kind == "event", let plugin = event["plugindata"] as? [String: Any], let data = plugin["data"] as? [String: Any] else { return .other }
-        let transaction = event["transaction"] as? String
-        if let code = data["error_code"] as? Int {
-            return .failed(transaction: transaction, .audioBridge(code: code, reason: (data["error"] as? String) ?? "unknown"))
-        }
-        let participants = ((data["participants"] as? [[String: Any]]) ?? []).compactMap { entry -> Participant? in
-            guard let id = id(entry["id"]) else { return nil }
-            // A display name is a person's name: what is longer than a name is cut, never kept whole.
-            return Participant(id: id, display: (entry["display"] as? String).map { String($0.prefix(JanusProtocol.maxDisplay)) }, muted: (entry["muted"] as? Bool) ?? false)
-        }
-        switch data["audiobridge"] as? String {
-        case "joined":
-            guard let id = id(data["id"]) else { return .participants(participants) }
-            if let rtp = data["rtp"] as? [String: Any], let address = rtp["ip"] as? String, let port = rtp["port"] as? Int {
-                return .joined(transaction: transaction, id: id, participants: participants, media: .rtp(address: address, port: port))
-            }
-            if let jsep = event["jsep"] as? [String: Any], jsep["type"] as? String == "answer", let sdp = jsep["sdp"] as? String {
-                return .joined(transaction: transaction, id: id, participants: participants, media: .answer(sdp))
-            }
-            // A "joined" without our media is another participant joining.
-            return .participants(participants)
-        case "left":
-            return .left
-        case "destroyed":
-            return .removed("the room was destroyed")
-        case "event":
-            if let leaving = id(data["leaving"]) { return .leaving(leaving) }
-            if let kicked = id(data["kicked"]) { return .leaving(kicked) }
-            if !participants.isEmpty { return .participants(participants) }
-            return .other
-        default:
-            return .other
-        }
-    }
-
     /// The longest display name kept (Janus's own limit is a configuration matter; a name is short).
     static let maxDisplay = 64
 
     // MARK: HTTP
 
-    private func post(_ target: URL, _ body: [String: Any], transaction: String = JanusProtocol.transaction()) throws(Failure) -> [String: Any] {
+    func post(_ target: URL, _ body: [String: Any], transaction: String = JanusProtocol.transaction()) throws(Failure) -> [String: Any] {
         var body = body
         body["transaction"] = transaction
         if let token { body["token"] = token }

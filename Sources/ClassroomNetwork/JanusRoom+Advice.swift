@@ -44,6 +44,8 @@ extension JanusRoom {
                 return "\(address.host):\(address.port) speaks HTTPS, and janus:// rooms use Janus's plain HTTP port: give that port (its 'port' in janus.transport.http.jcfg), "
                     + "or join encrypted over WebRTC: \(secure) with your other options, and \(ca)"
             }
+        case .videoRoom(let code, let reason):
+            return "the VideoRoom refused to join room \(address.room): \(reason) (\(code))"
         case .unreachable, .serverError, .local:
             return failure.description
         }

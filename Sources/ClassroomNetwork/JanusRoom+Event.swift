@@ -3,7 +3,7 @@ import GStreamer
 extension JanusRoom {
     /// A participant of the room.
     public struct Participant: Sendable, Hashable {
-        /// The AudioBridge's id.
+        /// The room's id for it.
         public let id: UInt64
         /// The name it joined with.
         public let display: String?
@@ -32,8 +32,15 @@ extension JanusRoom {
         case connection(String)
         /// The room's adaptive jitter buffer now holds this long.
         case jitterBuffer(ClockTime)
-        /// The server announced more participants than a room holds (`JanusRoom.maxParticipants`):
-        /// those past it are not tracked; said once per join, with how many were passed over so far.
+        /// The server announced more participants than a room holds (`JanusRoom.maxParticipants`,
+        /// `JanusSFURoom.maxClassmates`): those past it are not tracked; said once per join, with
+        /// how many were passed over so far.
         case crowded(ignored: Int)
+        /// SFU: a classmate's voice became an engine input of its own (`input`, its id), to be mixed here.
+        case classmateJoined(Participant, input: String)
+        /// SFU: a classmate left, stopped publishing or was lost with the room: its input is gone.
+        case classmateLeft(Participant, input: String)
+        /// SFU: a classmate started or stopped talking (the room's voice activity, from the levels its audio carries).
+        case talking(Participant, Bool)
     }
 }

@@ -68,7 +68,7 @@ extension JanusRoom {
                     // Someone else's join (or a server mixing up transactions): not a reason to send our RTP anywhere.
                     logger.warning("room: a 'joined' for another transaction (\(other ?? "none"), id \(id)) is not ours; still waiting for ours")
                 default:
-                    apply(event)
+                    note(event)
                 }
             }
         }
@@ -96,6 +96,8 @@ extension JanusRoom {
             }, onJitterBuffer: { delay in current()?(.jitterBuffer(delay)) }, onImpostor: { [weak self] why in
                 self?.logger.error("room: \(why)")
                 self?.lost(session: session, because: why)
+            }, onClosed: { [weak self] in
+                self?.lost(session: session, because: "Janus closed the WebRTC connection (DTLS)")
             })
         } catch {
             throw .local("the WebRTC connection cannot be made (is gstreamer1.0-nice installed?): \(error)")

@@ -14,7 +14,7 @@ import Synchronization
 /// The room keeps itself joined: the long poll keeps the session alive; a server that stops
 /// answering is `lost` (the room input goes quiet, so alarm 1025 follows) and the room rejoins
 /// with backoff (1, 2, 4 … 30 s) until it is back. Protocol details are in `JanusProtocol`.
-public final class JanusRoom: Sendable {
+public final class JanusRoom: JanusRoomKeeper {
     /// The peer id of the room's mix.
     public static let peerID = "room"
     /// The RTP payload type used both ways.
@@ -74,7 +74,7 @@ public final class JanusRoom: Sendable {
     let logger: Logger
     let state = Mutex(State())
     private let requests = DispatchQueue(label: "classroom-audio.janus-room")
-    private let wake = DispatchSemaphore(value: 0)
+    let wake = DispatchSemaphore(value: 0)
     /// Signalled when the room's thread returns.
     private let threadEnded = DispatchSemaphore(value: 0)
     /// Marks the room's own thread, where `leave()` (from an event handler) must not wait for it.
@@ -172,7 +172,7 @@ public final class JanusRoom: Sendable {
         if let feed = plain?.feed { return (feed.isReceiving, feed.level, feed.secondsPushed, feed.jitterBufferDelay) }
         guard let connection = state.withLock({ $0.connection }) else { return (false, nil, 0, nil) }
         let counters = connection.counters
-        return (counters.isReceiving, counters.level.withLock { $0 }, counters.seconds, connection.jitterBuffer.withLock { $0 }?.delay)
+        return (counters.isReceiving, counters.level.withLock { $0 }, counters.seconds, connection.jitterBufferDelay)
     }
     /// Packets the room's media path dropped: over WebRTC those of a new SSRC that failed SRTP
     /// authentication (this join's), over plain RTP those not of the room's stream.
@@ -212,74 +212,37 @@ public final class JanusRoom: Sendable {
     /// `run`, with the thread marked as the room's own.
     private func runOnItsThread() {
         Thread.current.threadDictionary[JanusRoom.threadKey] = ObjectIdentifier(self)
-        run()
+        keepJoined()
     }
 
-    /// Joins; long-polls while joined; rejoins with backoff while not; ends with `leave()` or a
-    /// first join refused for good.
-    private func run() {
-        do {
-            try attemptJoin()
-        } catch {
-            guard !state.withLock({ $0.stopping }) else { return }
-            guard error.isTransient else {
-                logger.error("room: \(address) refused: \(error)")
-                state.withLock { $0.handler }?(.refused(JanusRoom.advice(for: error, address: address)))
-                return
-            }
-            lost(session: nil, because: "the server \(address.host):\(address.port) cannot be joined now: \(error)")
-        }
-        while !state.withLock({ $0.stopping }) {
-            // The session and its poll's cancellation in one step: a loss after this cuts this very poll.
-            let polling = state.withLock { state -> (UInt64, HTTPCancellation)? in
-                guard let session = state.session else { return nil }
-                let cancellation = HTTPCancellation()
-                state.poll = cancellation
-                return (session, cancellation)
-            }
-            guard let (session, cancellation) = polling else {
-                let attempt = state.withLock { state -> Int in defer { state.attempt += 1 }; return state.attempt }
-                let wait = JanusRoom.backoff[min(attempt, JanusRoom.backoff.count - 1)]
-                _ = wake.wait(timeout: .now() + .milliseconds(Int(wait.components.seconds * 1_000)))
-                guard !state.withLock({ $0.stopping }) else { return }
-                do {
-                    try attemptJoin()
-                } catch {
-                    // A leave cuts the rejoin: no next attempt to announce.
-                    guard !state.withLock({ $0.stopping }) else { return }
-                    let next = JanusRoom.backoff[min(attempt + 1, JanusRoom.backoff.count - 1)]
-                    logger.warning("room: rejoining \(address) failed: \(error); next attempt in \(next)")
-                }
-                continue
-            }
-            do {
-                let started = ContinuousClock.now
-                let events = try api.poll(session: session, cancellation: cancellation)
-                for event in events { apply(event, session: session) }
-                if events.isEmpty { pace(since: started) }
-            } catch {
-                guard !state.withLock({ $0.stopping }) else { return }
-                lost(session: session, because: "\(error)")
-            }
+    // MARK: What the room's thread needs (`JanusRoomKeeper`)
+
+    var isStopping: Bool { state.withLock { $0.stopping } }
+
+    func nextPoll() -> (session: UInt64, cancellation: HTTPCancellation)? {
+        state.withLock { state in
+            guard let session = state.session else { return nil }
+            let cancellation = HTTPCancellation()
+            state.poll = cancellation
+            return (session, cancellation)
         }
     }
 
-    /// Waits out what is left of `emptyPollSpacing` since `started` (a leave cuts the wait).
-    func pace(since started: ContinuousClock.Instant) {
-        let left = JanusRoom.emptyPollSpacing - (ContinuousClock.now - started)
-        guard left > .zero else { return }
-        let milliseconds = Int(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000)
-        _ = wake.wait(timeout: .now() + .milliseconds(milliseconds))
-        // A leave signalled the semaphore to end this wait: pass it on to the room's next wait.
-        if state.withLock({ $0.stopping }) { wake.signal() }
-    }
+    func nextAttempt() -> Int { state.withLock { state in defer { state.attempt += 1 }; return state.attempt } }
 
-    func apply(_ event: JanusProtocol.Event, session: UInt64? = nil) {
-        if case .removed(let why) = event, let session {
+    func refused(_ failure: JanusProtocol.Failure) { state.withLock { $0.handler }?(.refused(JanusRoom.advice(for: failure, address: address))) }
+
+    func apply(_ event: JanusProtocol.Event, session: UInt64) {
+        if case .removed(let why, _) = event {
             // Kicked, the room destroyed, or Janus hung up our PeerConnection: the session is left behind, the room rejoins.
             lost(session: session, because: why)
             return
         }
+        note(event)
+    }
+
+    /// What an event says about who is in the room; also while the join waits for its `joined`.
+    func note(_ event: JanusProtocol.Event) {
         if case .webRTCUp = event { logger.info("room: Janus's end of the WebRTC connection is up") }
         var events: [Event] = []
         state.withLock { state in

@@ -2,10 +2,12 @@ import ClassroomEngine
 import Foundation
 import TLS
 
-/// A Janus AudioBridge room reached over Janus's HTTP API, in one of two forms:
+/// A Janus room reached over Janus's HTTP API, in one of two forms:
 /// - `https://HOST[:PORT]/PATH?room=ID[&ca=FILE&…]` (or `http://` on a trusted LAN) joins as a WebRTC
 ///   participant (DTLS-SRTP; `PATH` is the API's, usually `/janus`; the server's certificate is
-///   verified against the system's CAs or the CA in FILE);
+///   verified against the system's CAs or the CA in FILE): an AudioBridge room, whose server mixes
+///   (`mode=mix`, the default), or a VideoRoom room, whose server forwards every classmate's voice
+///   for this kiosk to mix (`mode=sfu`);
 /// - `janus://HOST[:PORT]/ROOM[?…]` joins as a plain-RTP participant (unencrypted, for labs),
 ///   the API at `http://HOST:PORT/janus`.
 /// Port 8088 (8089 for https) unless given; the options are `display=NAME&pin-file=F&token-file=F&apisecret-file=F&prebuffer=N`.
@@ -20,8 +22,18 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
         case plainRTP
     }
 
+    /// Who mixes the class.
+    public enum Mode: String, Sendable, Hashable {
+        /// The server: a Janus AudioBridge room sends one mix of everyone else.
+        case mix
+        /// This kiosk: a Janus VideoRoom room (an SFU) forwards each classmate's voice unchanged.
+        case sfu
+    }
+
     /// How the audio travels.
     public let media: Media
+    /// Who mixes the class (`mix` for every `janus://` room).
+    public let mode: Mode
     /// The HTTP API's path (`/janus` for `janus://`).
     public let apiPath: String
     /// HTTPS: whom the server's certificate must be signed by; nil for plain HTTP.
@@ -30,7 +42,7 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public let host: String
     /// The HTTP API's port.
     public let port: Int
-    /// The AudioBridge room number.
+    /// The room number (AudioBridge rooms and VideoRoom rooms are numbered apart).
     public let room: UInt64
     /// The name the room's participant list shows.
     public let display: String
@@ -55,10 +67,10 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public static let prebufferRange = 1...50
 
     /// An address from its parts.
-    public init(media: Media = .plainRTP, host: String, port: Int = JanusRoomAddress.defaultPort, apiPath: String = "/janus", trust: TLSSession.Trust? = nil,
+    public init(media: Media = .plainRTP, mode: Mode = .mix, host: String, port: Int = JanusRoomAddress.defaultPort, apiPath: String = "/janus", trust: TLSSession.Trust? = nil,
                 room: UInt64, display: String, pin: JanusSecret? = nil, token: JanusSecret? = nil, apiSecret: JanusSecret? = nil,
                 prebuffer: Int = JanusRoomAddress.defaultPrebuffer) {
-        self.media = media; self.apiPath = apiPath; self.trust = trust
+        self.media = media; self.mode = mode; self.apiPath = apiPath; self.trust = trust
         self.host = host; self.port = port; self.room = room; self.display = display
         self.pin = pin; self.token = token; self.apiSecret = apiSecret; self.prebuffer = prebuffer
     }
@@ -85,20 +97,21 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
         if media == .plainRTP {
             let path = components.path.split(separator: "/")
             guard path.count == 1, let number = UInt64(path[0]) else {
-                throw .badEndpoint(shown, reason: "the room is a number after the host (AudioBridge rooms are numbered); \(example)")
+                throw .badEndpoint(shown, reason: "the room is a number after the host (Janus rooms are numbered); \(example)")
             }
             room = number
         } else {
             guard components.path.count > 1 else { throw .badEndpoint(shown, reason: "the URI names Janus's API path, usually /janus; \(example)") }
             guard let value = components.queryItems?.first(where: { $0.name == "room" })?.value else {
-                throw .badEndpoint(shown, reason: "room=ROOM is missing (AudioBridge rooms are numbered); \(example)")
+                throw .badEndpoint(shown, reason: "room=ROOM is missing (Janus rooms are numbered); \(example)")
             }
             guard let number = UInt64(value) else { throw .badEndpoint(shown, reason: "the room is a number, not '\(value)'") }
             room = number
         }
         var display = defaultDisplay
         var pin: JanusSecret?, token: JanusSecret?, apiSecret: JanusSecret?
-        var prebuffer = Self.defaultPrebuffer
+        var prebuffer: Int?
+        var mode = Mode.mix
         var caFile: String?
         func file(_ item: URLQueryItem) throws(EngineError) -> String {
             guard let path = item.value, !path.isEmpty else { throw .badEndpoint(shown, reason: "\(item.name) names a file, e.g. \(item.name)=/etc/classroom/room.\(item.name.prefix { $0 != "-" })") }
@@ -133,17 +146,28 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
                     throw .badEndpoint(shown, reason: "prebuffer is a number of 20 ms packets from \(Self.prebufferRange.lowerBound) to \(Self.prebufferRange.upperBound) (\(Self.defaultPrebuffer) unless given), not '\(item.value ?? "")'")
                 }
                 prebuffer = value
+            case "mode" where media == .webRTC:
+                guard let value = item.value.flatMap(Mode.init(rawValue:)) else {
+                    throw .badEndpoint(shown, reason: "mode is mix (an AudioBridge room: the server mixes) or sfu (a VideoRoom room: this kiosk mixes each classmate), not '\(item.value ?? "")'")
+                }
+                mode = value
+            case "mode":
+                throw .badEndpoint(shown, reason: "a janus:// room is an AudioBridge room joined over plain RTP; mode=sfu (a VideoRoom room) is joined over WebRTC: http(s)://HOST:PORT/janus?room=ROOM&mode=sfu")
             case "token", "apisecret":
                 throw .badEndpoint(shown, reason: "a \(item.name) is not taken on the command line, where ps and the shell history show it; put it in a file only you can read (chmod 600) and give \(item.name)-file=FILE")
             default:
-                throw .badEndpoint(shown, reason: "'\(item.name)' is not an option of a room (\(media == .webRTC ? "room, " : "")\(scheme == "https" ? "ca, " : "")display, pin-file, token-file, apisecret-file, prebuffer)")
+                throw .badEndpoint(shown, reason: "'\(item.name)' is not an option of a room (\(media == .webRTC ? "room, mode, " : "")\(scheme == "https" ? "ca, " : "")display, pin-file, token-file, apisecret-file, prebuffer)")
             }
+        }
+        // The prebuffer is the AudioBridge's, which holds packets ahead of its mix; a VideoRoom forwards them as they come.
+        if mode == .sfu, prebuffer != nil {
+            throw .badEndpoint(shown, reason: "prebuffer is an AudioBridge setting (mode=mix); a VideoRoom room (mode=sfu) forwards each packet as it comes, and this kiosk's jitter buffers hold them")
         }
         let port = components.port ?? (scheme == "https" ? Self.defaultSecurePort : Self.defaultPort)
         guard (1...65_535).contains(port) else { throw .badEndpoint(shown, reason: "the port is 1 to 65535") }
-        self.init(media: media, host: host, port: port, apiPath: media == .plainRTP ? "/janus" : components.path,
+        self.init(media: media, mode: mode, host: host, port: port, apiPath: media == .plainRTP ? "/janus" : components.path,
                   trust: scheme == "https" ? TLSSession.Trust(caFile: caFile) : nil, room: room ?? 0, display: display,
-                  pin: pin, token: token, apiSecret: apiSecret, prebuffer: prebuffer)
+                  pin: pin, token: token, apiSecret: apiSecret, prebuffer: prebuffer ?? Self.defaultPrebuffer)
     }
 
     /// `uri` with the value of a `pin=` (or a refused `token=`, `apisecret=`) given directly left out, for messages.
@@ -162,7 +186,7 @@ public struct JanusRoomAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch media {
         case .plainRTP: return "janus://\(hostInURL):\(port)/\(room)"
-        case .webRTC: return "\(trust == nil ? "http" : "https")://\(hostInURL):\(port)\(apiPath)?room=\(room)"
+        case .webRTC: return "\(trust == nil ? "http" : "https")://\(hostInURL):\(port)\(apiPath)?room=\(room)\(mode == .sfu ? "&mode=sfu" : "")"
         }
     }
 }

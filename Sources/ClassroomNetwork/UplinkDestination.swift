@@ -8,8 +8,9 @@ public enum UplinkDestination: Sendable, Hashable, CustomStringConvertible {
     /// RTP over UDP (Opus or G.711), described by `RTPEndpoint.sessionDescription()`.
     case rtp(RTPEndpoint)
     /// Opus RTP into a webrtcbin of the sender's own pipeline (`UplinkSender.webRTCBin`), whose
-    /// jitter buffers hold what it receives for `latency`: a WebRTC room's PeerConnection.
-    case webRTC(latency: ClockTime)
+    /// jitter buffers hold what it receives for `latency`, in packets of `packetTime` ms (20, or 10
+    /// where the room forwards them as they are): a WebRTC room's PeerConnection.
+    case webRTC(latency: ClockTime, packetTime: Int)
     /// Encoded nowhere, in real time (tests, and a kiosk whose RTC SDK takes the frames itself).
     case discard
 

@@ -109,10 +109,10 @@ public final class UplinkSender: Sendable {
                     try ElementFactory.make("filesink", name: NetworkGraph.UplinkSender.file(number), properties: ["location": .string(path), "sync": false, "async": false])]
         case .discard:
             return [queue, try ElementFactory.make("fakesink", name: NetworkGraph.UplinkSender.discard(number), properties: ["sync": false, "async": false])]
-        case .webRTC(let latency):
+        case .webRTC(let latency, let packetTime):
             // Linked, not add-transceiver: 1.22.0 then offers a second m-line, which Janus rejects (WEBRTC-NOTES).
             return [queue,
-                    try UplinkSender.opusEncoder(packetTime: 20, forwardErrorCorrection: true, number: number),
+                    try UplinkSender.opusEncoder(packetTime: packetTime, forwardErrorCorrection: true, number: number),
                     try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(UplinkSender.webRTCPayloadType))]),
                     try ElementFactory.make("capsfilter", name: NetworkGraph.UplinkSender.rtpFormat(number), properties: [
                         "caps": .caps(try Caps("application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,encoding-params=(string)2,payload=\(UplinkSender.webRTCPayloadType),useinbandfec=(string)1")),

@@ -137,7 +137,11 @@ final class MetricsExporter: RunFollower {
         for candidate in Port.allCases where candidate.isOutput {
             set("output_port", "The output port of the route (1) among all (0).", .bool(candidate.rawValue == port), labels: [("port", candidate.rawValue)])
         }
-        refreshPeers(status["peers"])
+        // A VideoRoom's classmates are peers of the class too (`room-<display>`), bounded by the room's size.
+        var peers: [JSON] = []
+        if case .array(let list)? = status["peers"] { peers += list }
+        if case .array(let list)? = status["room"]?["classmates"] { peers += list }
+        refreshPeers(peers)
         refreshRoom(status["room"])
         if case .number(let dropped)? = status["uplink"]?["dropped"] {
             let counter = registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "classroom", metricName: "uplink_dropped_frames", unitName: "total",
@@ -147,11 +151,10 @@ final class MetricsExporter: RunFollower {
         }
     }
 
-    private func refreshPeers(_ peers: JSON?) {
-        guard case .array(let list)? = peers else { return }
+    private func refreshPeers(_ list: [JSON]) {
         var seen: [String: [Gauge]] = [:]
         for peer in list {
-            guard case .string(let id)? = peer["id"] else { continue }
+            guard case .string(let id)? = peer["peer"] ?? peer["id"] else { continue }
             let labels = [("peer", id)]
             seen[id] = [set("peer_receiving", "1 while packets or samples arrive from the peer.", peer["receiving"], labels: labels),
                         set("peer_level", unit: "dbfs", "Latest RMS level of the peer's audio, in dBFS.", peer["level_db"], labels: labels),

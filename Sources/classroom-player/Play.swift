@@ -36,11 +36,12 @@ struct Play: ParsableCommand {
     var uplink: [String] = []
 
     @Option(name: .long, help: ArgumentHelp(
-        "Join a Janus AudioBridge room: the microphone goes up, the room's mix comes in as the peer 'room'.",
+        "Join a Janus room: the microphone goes up; an AudioBridge room's mix comes in as the peer 'room', a VideoRoom room's classmates (mode=sfu) each as a peer 'room-DISPLAY'.",
         discussion: "https://HOST[:PORT]/janus?room=ROOM[&ca=FILE][&…] joins as a WebRTC participant (ICE, DTLS-SRTP: the audio is encrypted; the join over HTTPS, the server's certificate verified against the system's CAs or the CA in FILE, a PEM; needs gstreamer1.0-nice). "
             + "http://HOST[:PORT]/janus?room=ROOM[&…] is the same with the join in the clear, for a network you trust. "
             + "janus://HOST[:PORT]/ROOM[?…] joins as a plain-RTP participant (unencrypted, for labs; the room must allow_rtp_participants). "
-            + "Options, in the query: display=NAME, pin-file=F, token-file=F, apisecret-file=F, prebuffer=N. The API is on port 8088 (8089 for https) unless given. The files hold the room's pin, a token_auth token, an API secret; each readable by its owner only (chmod 600). prebuffer: the 20 ms packets Janus buffers from this kiosk before mixing it, 1-50 (4 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server or a failed connection is rejoined with backoff.",
+            + "mode=sfu (https:// and http:// only) joins a VideoRoom room instead: the server forwards each classmate's voice and this kiosk mixes them, one input each; mode=mix, the default, is an AudioBridge room. "
+            + "Options, in the query: display=NAME, pin-file=F, token-file=F, apisecret-file=F, prebuffer=N (mode=mix only). The API is on port 8088 (8089 for https) unless given. The files hold the room's pin, a token_auth token, an API secret; each readable by its owner only (chmod 600). prebuffer: the 20 ms packets Janus buffers from this kiosk before mixing it, 1-50 (4 unless given). The kiosk is muted in the room while its microphone is off or the session is interrupted; a lost server or a failed connection is rejoined with backoff.",
         valueName: "https://host:port/janus?room=N"))
     var room: String?
 

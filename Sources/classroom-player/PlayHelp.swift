@@ -33,6 +33,7 @@ enum PlayHelp {
         port plays), live-rejected (packets of another sender or payload type, said once per kind), live-ended, live-failed, \
         live-removed, live-jitter-buffer (the adaptive buffer moved), live-loss-recovery (Opus FEC from a first loss on), \
         room-warning, room-joined, room-connection, room-participant, room-silent, room-lost, room-refused, room-left, \
+        participant-joined, participant-left, participant-talking (a VideoRoom room's classmates), \
         output-underrun (the output buffer grew), echo-path (the echo canceller follows a new path), \
         metrics-listening, metrics-server, mpris-exported, control-socket, \
         microphone, microphone-failed (--mic-on could not connect it), configuration-changed, route-changed, volume-changed, ducking-changed, \

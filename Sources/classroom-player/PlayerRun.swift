@@ -77,7 +77,7 @@ final class PlayerRun: Sendable {
         }
         uplink = sender
         // The room exists once the engine does; until then (and without --room) frames go only to the sender.
-        let roomBox = Mutex<JanusRoom?>(nil)
+        let roomBox = Mutex<(any JanusClassRoom)?>(nil)
         do {
             var engineConfiguration = AudioEngine.Configuration()
             engineConfiguration.outputBuffer = settings.outputBuffer
@@ -92,7 +92,9 @@ final class PlayerRun: Sendable {
         }
         if let address = settings.room {
             do {
-                let joined = try JanusRoom(address: address, engine: controller.engine, jitterBuffer: settings.jitterBuffer, logger: logger)
+                let joined: any JanusClassRoom = address.mode == .sfu
+                    ? try JanusSFURoom(address: address, engine: controller.engine, jitterBuffer: settings.jitterBuffer, logger: logger)
+                    : try JanusRoom(address: address, engine: controller.engine, jitterBuffer: settings.jitterBuffer, logger: logger)
                 roomBox.withLock { $0 = joined }
                 room = RoomPresence(room: joined, controller: controller, events: events)
             } catch {

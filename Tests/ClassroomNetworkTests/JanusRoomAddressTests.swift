@@ -46,12 +46,38 @@ struct JanusRoomAddressTests {
         ("http://h:8088?room=1", "names Janus's API path"),
         ("http://h:8088/janus", "room=ROOM is missing"),
         ("http://h:8088/janus?room=abc", "the room is a number, not 'abc'"),
-        ("http://h:8088/janus?room=1&colour=red", "'colour' is not an option of a room (room, display"),
+        ("http://h:8088/janus?room=1&colour=red", "'colour' is not an option of a room (room, mode, display"),
         ("https://h/janus?room=1&ca=/nonexistent/ca.pem", "the CA file /nonexistent/ca.pem cannot be read"),
-        ("http://h/janus?room=1&ca=/etc/hostname", "'ca' is not an option of a room (room, display"),
+        ("http://h/janus?room=1&ca=/etc/hostname", "'ca' is not an option of a room (room, mode, display"),
         ("ftp://h/janus?room=1", "a room is http://HOST:PORT/janus?room=ROOM (WebRTC) or janus://HOST:PORT/ROOM (plain RTP)"),
     ])
     func webRTCRefusals(uri: String, message: String) {
+        do {
+            _ = try JanusRoomAddress(uri: uri)
+            Issue.record("\(uri) was taken")
+        } catch {
+            #expect(error.description.contains(message), "\(error)")
+        }
+    }
+
+    @Test("mode=sfu joins a VideoRoom room (this kiosk mixes), mode=mix or none an AudioBridge room; the description keeps the mode")
+    func sfuMode() throws {
+        let sfu = try JanusRoomAddress(uri: "https://10.0.0.5/janus?room=5555&mode=sfu&display=k-3")
+        #expect(sfu.mode == .sfu && sfu.media == .webRTC && sfu.room == 5555 && sfu.display == "k-3")
+        #expect(sfu.description == "https://10.0.0.5:8089/janus?room=5555&mode=sfu")
+        let mix = try JanusRoomAddress(uri: "http://10.0.0.5:8088/janus?room=5555&mode=mix")
+        #expect(mix.mode == .mix && mix.description == "http://10.0.0.5:8088/janus?room=5555")
+        #expect(try JanusRoomAddress(uri: "http://h/janus?room=1").mode == .mix)
+        #expect(try JanusRoomAddress(uri: "janus://h/1").mode == .mix)
+    }
+
+    @Test("a mode other than mix or sfu, a mode on janus://, and prebuffer in an SFU room are refused with what to give instead", arguments: [
+        ("http://h/janus?room=1&mode=mcu", "mode is mix (an AudioBridge room: the server mixes) or sfu"),
+        ("http://h/janus?room=1&mode=", "not ''"),
+        ("janus://h/1?mode=sfu", "is joined over WebRTC: http(s)://HOST:PORT/janus?room=ROOM&mode=sfu"),
+        ("http://h/janus?room=1&mode=sfu&prebuffer=4", "prebuffer is an AudioBridge setting (mode=mix)"),
+    ])
+    func sfuRefusals(uri: String, message: String) {
         do {
             _ = try JanusRoomAddress(uri: uri)
             Issue.record("\(uri) was taken")

@@ -70,10 +70,11 @@ final class WebRTCRoomRig: @unchecked Sendable {
         return process
     }
 
-    /// `classroom-player play LESSON --room ROOM --events … --no-stdin OPTIONS` in the kiosks' namespace; its events file.
-    func kiosk(_ name: String, room: String, _ options: [String]) throws -> (PlayerProcess, URL) {
+    /// `classroom-player play LESSON --room ROOM --events … --no-stdin OPTIONS` in the kiosks' namespace (the rig's
+    /// silent lesson unless `lesson` names another); its events file.
+    func kiosk(_ name: String, room: String, lesson: URL? = nil, _ options: [String]) throws -> (PlayerProcess, URL) {
         let events = folder.appendingPathComponent("events-\(name).jsonl")
-        let command = [PlayerProcess.executable.path, "play", lesson.path, "--room", room, "--events", events.path, "--no-stdin"] + options
+        let command = [PlayerProcess.executable.path, "play", (lesson ?? self.lesson).path, "--room", room, "--events", events.path, "--no-stdin"] + options
         return (try PlayerProcess(net.exec(in: net.kiosks, command), in: folder, executable: URL(fileURLWithPath: "/usr/sbin/ip")), events)
     }
 
@@ -102,6 +103,13 @@ final class WebRTCRoomRig: @unchecked Sendable {
 
     /// Janus's HTTP API in its namespace, for `room`.
     func api(room: Int, scheme: String = "http") -> String { "\(scheme)://\(net.serverAddress):8088/janus?room=\(room)" }
+
+    /// A silent lesson of `seconds` (a kiosk that leaves before the others).
+    func silence(seconds: Int) throws -> URL {
+        let url = folder.appendingPathComponent("silence-\(seconds).wav")
+        try Fixtures.toneLesson(at: url, seconds: seconds, volume: 0)
+        return url
+    }
 
     /// Stops Janus, removes the namespaces and the folder.
     func tearDown() {
