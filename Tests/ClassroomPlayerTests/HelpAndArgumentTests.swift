@@ -28,13 +28,13 @@ struct HelpAndArgumentTests {
         for status in ["0 ", "1 ", "2 ", "3 ", "64", "130", "143"] { #expect(text.contains("\n  \(status)"), "play --help lacks exit status \(status)") }
     }
 
-    @Test("--version prints the release that CHANGELOG.md's latest entry names, and the GStreamer it runs on")
+    @Test("--version prints the release that CHANGELOG.md's latest release names (not its Unreleased section), and the GStreamer it runs on")
     func version() async throws {
         let folder = try Fixtures.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let result = try await PlayerProcess.run(["--version"], in: folder)
         let changelog = try String(contentsOf: Fixtures.root.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
-        let latest = changelog.split(separator: "\n").first { $0.hasPrefix("## [") }.map { String($0.dropFirst(4).prefix { $0 != "]" }) }
+        let latest = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }.map { String($0.dropFirst(4).prefix { $0 != "]" }) }
         print("FIGURE classroom-player --version: \(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)); CHANGELOG's latest \(latest ?? "-")")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(latest != nil && result.stdout.hasPrefix("\(latest ?? "") (GStreamer 1."), "\(result.stdout)")
