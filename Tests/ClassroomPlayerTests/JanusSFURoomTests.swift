@@ -81,4 +81,46 @@ struct JanusSFURoomTests {
         #expect(wire.stun > 0 && wire.dtls > 0, "\(wire)")
         #expect(wire.rtp > 1000 && wire.opusFirstBytes.count > 128, "what crosses is SRTP: \(wire)")
     }
+
+    @Test("Janus killed mid-class and restarted: both kiosks say room-lost, their classmates leave the mix, and after the rejoin each has the other as an input again and hears them",
+          .enabled(if: WebRTCRoomRig.available, "needs root, iproute2 and a Janus (scripts/janus-server.sh --check)"))
+    func classBackAfterServerLoss() async throws {
+        let rig = try WebRTCRoomRig(lessonSeconds: 24)
+        defer { rig.tearDown() }
+        try await rig.startJanus()
+        let api = rig.api(room: 5555) + "&mode=sfu"
+        let teacher = try rig.repeated(rig.teacher, times: 4), student = try rig.repeated(rig.student, times: 4)
+        let timeline = try rig.microphoneOn(at: 0.2)
+        let wavA = rig.folder.appendingPathComponent("kiosk-a.wav"), wavC = rig.folder.appendingPathComponent("kiosk-c.wav")
+        let (a, eventsA) = try rig.kiosk("a", room: api + "&display=kiosk-a", ["--mic", teacher.path, "--script", timeline.path, "--output", "wav:\(wavA.path)"])
+        let (c, eventsC) = try rig.kiosk("c", room: api + "&display=kiosk-c", ["--mic", student.path, "--script", timeline.path, "--output", "wav:\(wavC.path)"])
+        let arrivals = { (events: URL) in Fixtures.events(events, named: "participant-joined") }
+        #expect(await waitUntil(timeout: .seconds(10)) { !arrivals(eventsA).isEmpty && !arrivals(eventsC).isEmpty })
+        try await Task.sleep(for: .seconds(4))
+        rig.janus?.stop()
+        #expect(await waitUntil(timeout: .seconds(5)) { !Fixtures.events(eventsA, named: "room-lost").isEmpty && !Fixtures.events(eventsC, named: "room-lost").isEmpty })
+        try await rig.startJanus()
+        #expect(await waitUntil(timeout: .seconds(15)) { arrivals(eventsA).count >= 2 && arrivals(eventsC).count >= 2 })
+        let statusA = try await a.exitStatus(within: .seconds(40)), statusC = try await c.exitStatus(within: .seconds(40))
+
+        let times = { (events: URL, name: String) in Fixtures.events(events, named: name).compactMap { $0["t"] as? Double } }
+        let lostA = times(eventsA, "room-lost").first ?? 0, lostC = times(eventsC, "room-lost").first ?? 0
+        let cAtA = times(eventsA, "participant-joined"), aAtC = times(eventsC, "participant-joined")
+        let leftA = times(eventsA, "participant-left"), leftC = times(eventsC, "participant-left")
+        let backA = cAtA.dropFirst().first ?? 22, backC = aAtC.dropFirst().first ?? 22
+        let aHearsC = try Fixtures.bandLevel(wavA, from: (cAtA.first ?? 0) + 1, to: lostA - 0.2, band: WebRTCRoomRig.studentBand)
+        let aHearsCAfter = try Fixtures.bandLevel(wavA, from: backA + 1, to: 22.5, band: WebRTCRoomRig.studentBand)
+        let cHearsA = try Fixtures.bandLevel(wavC, from: (aAtC.first ?? 0) + 1, to: lostC - 0.2, band: WebRTCRoomRig.teacherBand)
+        let cHearsAAfter = try Fixtures.bandLevel(wavC, from: backC + 1, to: 22.5, band: WebRTCRoomRig.teacherBand)
+        let inputs = Fixtures.events(eventsA, named: "participant-joined").compactMap { $0["input"] as? String }
+        let f = { (value: Double) in String(format: "%.2f", value) }
+        print("FIGURE VideoRoom class, Janus restarted: A lost the room at \(f(lostA)) s, C left A's mix at \(leftA), back at \(f(backA)) s; C lost at \(f(lostC)) s, A left C's mix at \(leftC), back at \(f(backC)) s; "
+              + "A hears C \(f(aHearsC)) before, \(f(aHearsCAfter)) after; C hears A \(f(cHearsA)) before, \(f(cHearsAAfter)) after (dBFS); A's inputs \(inputs)")
+        #expect(statusA == 0 && statusC == 0, "a: \(a.stderr.suffix(3000))\nc: \(c.stderr.suffix(2000))")
+        // Once as the room is lost, once more as each leaves at its end.
+        #expect(leftA.filter { $0 < backA }.count == 1 && leftC.filter { $0 < backC }.count == 1 && (leftA.first ?? 99) <= lostA + 0.5 && (leftC.first ?? 99) <= lostC + 0.5,
+                "a lost room takes its classmates out of the mix: A \(leftA), C \(leftC)")
+        #expect(inputs == ["rtc-room-kiosk-c", "rtc-room-kiosk-c"], "the classmate comes back in an input of the same name: \(inputs)")
+        #expect(aHearsC > -50 && aHearsCAfter > -50 && cHearsA > -50 && cHearsAAfter > -50, "each hears the other before and after the restart")
+    }
 }
