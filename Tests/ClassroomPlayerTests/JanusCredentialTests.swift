@@ -130,18 +130,18 @@ struct JanusCredentialTests {
         try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
     }
 
-    /// A token_auth token for the AudioBridge valid for an hour, signed with the secret in `file`
+    /// A token_auth token for `plugin` (the AudioBridge unless given) valid for an hour, signed with the secret in `file`
     /// (read by python3 from the file: the secret is on no command line).
-    static func token(secretIn file: URL) throws -> String {
+    static func token(secretIn file: URL, plugin: String = "janus.plugin.audiobridge") throws -> String {
         let script = """
             import base64, hashlib, hmac, sys, time
             secret = open(sys.argv[1]).read().strip().encode()
-            text = "%d,janus,janus.plugin.audiobridge" % (time.time() + 3600)
+            text = "%d,janus,%s" % (time.time() + 3600, sys.argv[2])
             print(text + ":" + base64.b64encode(hmac.new(secret, text.encode(), hashlib.sha1).digest()).decode())
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, file.path]
+        process.arguments = ["-c", script, file.path, plugin]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
