@@ -19,9 +19,15 @@
 #include <gst/fft/gstfftf32.h>
 #include <gst/net/gstnetaddressmeta.h>
 #include <gst/sdp/sdp.h>
+#include <gst/rtp/rtp.h>
 
 // G_OBJECT_TYPE is a macro.
 static inline GType cgst_object_type(gpointer object) { return G_OBJECT_TYPE(object); }
+
+// g_signal_emit_by_name is variadic: an action signal with one object argument and no return value.
+static inline void cgst_signal_emit_object(gpointer instance, const gchar *signal, gpointer object) {
+    g_signal_emit_by_name(instance, signal, object);
+}
 
 // G_OBJECT_GET_CLASS is a macro.
 static inline GParamSpec *cgst_object_find_property(gpointer object, const gchar *name) {

@@ -79,14 +79,15 @@ extension JanusSFURoom {
         throw .unreachable("no answer from the VideoRoom within \(Int(JanusSFURoom.stepTimeout)) s")
     }
 
-    /// The publishing PeerConnection: Opus in `packetTime` packets with FEC; it receives nothing. Its
-    /// failure (ICE or DTLS) loses the room, which rejoins.
+    /// The publishing PeerConnection: Opus in `packetTime` packets with FEC and audio levels (the
+    /// room says who talks from them); it receives nothing. Its failure (ICE or DTLS) loses the
+    /// room, which rejoins.
     private func publishingConnection(session: UInt64) throws(JanusProtocol.Failure) -> RoomPeerConnection {
         let current: @Sendable () -> (@Sendable (JanusRoom.Event) -> Void)? = { [weak self] in
             self?.state.withLock { $0.session == nil || $0.session == session ? $0.handler : nil }
         }
         do {
-            return try RoomPeerConnection(input: nil, jitterBuffer: jitterBuffer, packetTime: JanusSFURoom.packetTime, logger: logger, onState: { [weak self] nick in
+            return try RoomPeerConnection(input: nil, jitterBuffer: jitterBuffer, packetTime: JanusSFURoom.packetTime, audioLevels: true, logger: logger, onState: { [weak self] nick in
                 guard let self else { return }
                 current()?(.connection(nick))
                 guard nick == "failed" else { return }

@@ -30,18 +30,19 @@ final class RoomPeerConnection: Sendable {
     private let logger: Logger
 
     /// Builds the connection; `input` is where the room's mix plays (nil: the connection only
-    /// publishes, as to a VideoRoom), and the uplink goes out as Opus packets of `packetTime` ms.
+    /// publishes, as to a VideoRoom), and the uplink goes out as Opus packets of `packetTime` ms,
+    /// each with its audio level (RFC 6464) when `audioLevels`.
     /// `onState` hears webrtcbin's connection-state nicks ("connecting", "connected", "failed" …)
     /// and `onJitterBuffer` each move of an adaptive jitter buffer, on webrtcbin's threads;
     /// `onImpostor` why the DTLS peer is not the one the answer named, and `onClosed` that Janus
     /// closed the DTLS transport, each on a thread of its own. Nothing runs until `offer()`.
-    init(input: AudioInput?, jitterBuffer setting: JitterBufferSetting, packetTime: Int = 20, logger: Logger, onState: @escaping @Sendable (String) -> Void,
+    init(input: AudioInput?, jitterBuffer setting: JitterBufferSetting, packetTime: Int = 20, audioLevels: Bool = false, logger: Logger, onState: @escaping @Sendable (String) -> Void,
          onJitterBuffer: @escaping @Sendable (ClockTime) -> Void, onImpostor: @escaping @Sendable (String) -> Void,
          onClosed: @escaping @Sendable () -> Void) throws(EngineError) {
         self.logger = logger
         var initial = JitterBufferPolicy.start
         if case .fixed(let delay) = setting { initial = delay }
-        sender = try UplinkSender(destinations: [.webRTC(latency: initial, packetTime: packetTime)], logger: logger)
+        sender = try UplinkSender(destinations: [.webRTC(latency: initial, packetTime: packetTime, audioLevels: audioLevels)], logger: logger)
         guard let webRTC = sender.webRTCBin, let rtpBin = sender.pipeline.element(named: "rtpbin") else { throw .gstreamer(.failed("the uplink has no webrtcbin")) }
         self.webRTC = webRTC
         // The room's audio is decoded and pushed on the sender's threads (the uplink shares them).

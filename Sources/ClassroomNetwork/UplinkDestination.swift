@@ -9,8 +9,9 @@ public enum UplinkDestination: Sendable, Hashable, CustomStringConvertible {
     case rtp(RTPEndpoint)
     /// Opus RTP into a webrtcbin of the sender's own pipeline (`UplinkSender.webRTCBin`), whose
     /// jitter buffers hold what it receives for `latency`, in packets of `packetTime` ms (20, or 10
-    /// where the room forwards them as they are): a WebRTC room's PeerConnection.
-    case webRTC(latency: ClockTime, packetTime: Int)
+    /// where the room forwards them as they are), each with its audio level (RFC 6464) when
+    /// `audioLevels`: a WebRTC room's PeerConnection.
+    case webRTC(latency: ClockTime, packetTime: Int, audioLevels: Bool = false)
     /// Encoded nowhere, in real time (tests, and a kiosk whose RTC SDK takes the frames itself).
     case discard
 

@@ -36,7 +36,8 @@ public final class UplinkSender: Sendable {
     private let failed = Mutex<Set<Int>>([])
     /// The probes that make a failed WAV branch drop instead of stopping the tee.
     private let guards: [PadProbe]
-    /// The probes that stamp each SRTP packet with the wall clock (`RTPFreshness`).
+    /// The probes that stamp each SRTP packet with the wall clock (`RTPFreshness`), and each frame
+    /// a room's PeerConnection encodes with its audio level.
     private let stamps: [PadProbe]
     private let logger: Logger
 
@@ -45,6 +46,9 @@ public final class UplinkSender: Sendable {
     /// as without a mixer; at latency 0 a frame stamped at its arrival was already late and became
     /// silence), so the mixer stays for its no-gap guarantee (WORKAROUNDS §24).
     public static let frameJitter = ClockTime.milliseconds(20)
+
+    /// RFC 6464's client-to-mixer audio level: a VideoRoom reads it to say who talks.
+    static let audioLevelExtension = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
 
     /// Builds the sender; nothing is sent until `start`. With `socketOf`, a started RTP receiver
     /// (`PeerFeed.rtpReceiver`), RTP is sent from the socket it receives on: servers such as Janus
@@ -86,6 +90,11 @@ public final class UplinkSender: Sendable {
                    let stamp = try payloader.staticPad("sink").addWallClockStamp() {
                     stamps.append(stamp)
                 }
+                if case .webRTC(_, _, true) = destination,
+                   let encoder = branch.first(where: { $0.name == NetworkGraph.UplinkSender.opusEncoder(index) }),
+                   let levels = try encoder.staticPad("sink").addAudioLevelMarker() {
+                    stamps.append(levels)
+                }
             }
             self.branches = branches
             self.guards = guards
@@ -109,11 +118,15 @@ public final class UplinkSender: Sendable {
                     try ElementFactory.make("filesink", name: NetworkGraph.UplinkSender.file(number), properties: ["location": .string(path), "sync": false, "async": false])]
         case .discard:
             return [queue, try ElementFactory.make("fakesink", name: NetworkGraph.UplinkSender.discard(number), properties: ["sync": false, "async": false])]
-        case .webRTC(let latency, let packetTime):
+        case .webRTC(let latency, let packetTime, let audioLevels):
+            let payloader = try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(UplinkSender.webRTCPayloadType))])
+            // The payloader writes each packet's level from the meta the encoder's probe puts on its
+            // input, and its caps carry the extension, which webrtcbin offers as an a=extmap.
+            if audioLevels { try payloader.addRTPHeaderExtension(uri: UplinkSender.audioLevelExtension, id: 1) }
             // Linked, not add-transceiver: 1.22.0 then offers a second m-line, which Janus rejects (WEBRTC-NOTES).
             return [queue,
                     try UplinkSender.opusEncoder(packetTime: packetTime, forwardErrorCorrection: true, number: number),
-                    try ElementFactory.make("rtpopuspay", name: NetworkGraph.UplinkSender.payloader(number), properties: ["pt": .int(Int64(UplinkSender.webRTCPayloadType))]),
+                    payloader,
                     try ElementFactory.make("capsfilter", name: NetworkGraph.UplinkSender.rtpFormat(number), properties: [
                         "caps": .caps(try Caps("application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,encoding-params=(string)2,payload=\(UplinkSender.webRTCPayloadType),useinbandfec=(string)1")),
                     ]),

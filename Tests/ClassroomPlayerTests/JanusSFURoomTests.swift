@@ -72,6 +72,12 @@ struct JanusSFURoomTests {
         if let b2Joined, let backAtA { #expect(backAtA - b2Joined < 2, "B2 joined at \(b2Joined) s, in A's mix at \(backAtA) s") } else { Issue.record("B's return was not seen: \(bArrivalsAtA)") }
         #expect(aHearsB2 > -50, "B is heard again within 2 s of rejoining: \(aHearsB2) dBFS")
         #expect(aHearsMutedB2 < aHearsB2 - 30, "a muted classmate is not heard: \(aHearsMutedB2) dBFS, \(aHearsB2) before")
+        // A talks throughout (its packets' audio levels, RFC 6464, tell the room); C's microphone is off.
+        let talkingAtC = Fixtures.events(eventsC, named: "participant-talking").map { "\($0["display"] as? String ?? "-") \(($0["talking"] as? Bool).map(String.init) ?? "-") at \($0["t"] as? Double ?? -1)" }
+        print("FIGURE talking, as C heard it from the room: \(talkingAtC)")
+        #expect(talkingAtC.contains { $0.hasPrefix("kiosk-a true") }, "the room says A talks: \(talkingAtC)")
+        #expect(!Fixtures.events(eventsA, named: "participant-talking").contains { $0["display"] as? String == "kiosk-c" && $0["talking"] as? Bool == true },
+                "C, without a microphone, is never said to talk")
         #expect(Fixtures.events(eventsA, named: "alarm").isEmpty && Fixtures.events(eventsC, named: "alarm").isEmpty,
                 "no alarm while classmates come, go and mute: \(Fixtures.events(eventsA, named: "alarm")) \(Fixtures.events(eventsC, named: "alarm"))")
 
