@@ -55,10 +55,12 @@ extension JanusRoom {
                 break polling
             }
             if events.isEmpty { pace(since: started) }
-            for event in events {
+            for (index, event) in events.enumerated() {
                 switch event {
                 case .joined(let ours, let id, let participants, let media) where ours == transaction:
                     try joined(session: session, handle: handle, id: id, participants: participants, media: media, connection: connection, muted: muted)
+                    // One poll brings up to maxev events: those after ours are the joined room's.
+                    for later in events[(index + 1)...] { apply(later, session: session) }
                     return
                 case .failed(let failed, let failure) where failed == transaction:
                     connection?.stop()

@@ -65,16 +65,20 @@ extension JanusSFURoom {
                 break
             }
             if events.isEmpty { pace(since: started) }
+            // One poll brings up to maxev events: what comes after ours in it (a classmate who
+            // published meanwhile) is kept like what came before.
+            var answer: JanusProtocol.VideoRoomEvent?
             for event in events {
                 switch event {
-                case .videoRoom(.failed(let failure), _, let ours) where ours == transaction:
+                case .videoRoom(.failed(let failure), _, let ours) where ours == transaction && answer == nil:
                     throw failure
-                case .videoRoom(let answer, _, let ours) where ours == transaction:
-                    return answer
+                case .videoRoom(let reply, _, let ours) where ours == transaction && answer == nil:
+                    answer = reply
                 default:
                     seen.append(event)
                 }
             }
+            if let answer { return answer }
         }
         throw .unreachable("no answer from the VideoRoom within \(Int(JanusSFURoom.stepTimeout)) s")
     }

@@ -30,8 +30,8 @@ struct JanusSecureSFURoomTests {
         }
         let admitted = "&token-file=\(secret("token"))&pin-file=\(secret("pin"))"
         let wavA = rig.folder.appendingPathComponent("kiosk-a.wav"), wavB = rig.folder.appendingPathComponent("kiosk-b.wav")
-        let (a, eventsA) = try kiosk("a", admitted, ["--mic", rig.teacher.path, "--script", timeline.path, "--output", "wav:\(wavA.path)"])
-        let (b, eventsB) = try kiosk("b", admitted, ["--mic", rig.student.path, "--script", timeline.path, "--output", "wav:\(wavB.path)"])
+        let (a, eventsA) = try kiosk("a", admitted, ["--mic", rig.teacher.path, "--script", timeline.path, "--output", "wav:\(wavA.path)", "--log-level", "info"])
+        let (b, eventsB) = try kiosk("b", admitted, ["--mic", rig.student.path, "--script", timeline.path, "--output", "wav:\(wavB.path)", "--log-level", "info"])
         let statusA = try await a.exitStatus(within: .seconds(40)), statusB = try await b.exitStatus(within: .seconds(40))
         let arrivedA = Fixtures.events(eventsA, named: "participant-joined").first?["t"] as? Double
         let arrivedB = Fixtures.events(eventsB, named: "participant-joined").first?["t"] as? Double
