@@ -21,7 +21,7 @@ public final class JanusSFURoom: JanusRoomKeeper {
     /// The most classmates mixed: a class, with room to spare (each is a PeerConnection and an input).
     public static let maxClassmates = 48
     /// The uplink's packets: a VideoRoom forwards them as they are, so the shortest Opus packet WebRTC uses.
-    static let packetTime = 10
+    public static let packetTime = 10
 
     /// Where the room is.
     public let address: JanusRoomAddress

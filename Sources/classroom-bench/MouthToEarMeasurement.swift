@@ -23,7 +23,8 @@ enum MouthToEarMeasurement {
     enum Path: Sendable {
         /// A's UplinkSender straight to B's PeerFeed on loopback.
         case direct
-        /// Both kiosks in one Janus AudioBridge room (janus:// plain RTP, http(s):// WebRTC), as `--room` takes it.
+        /// Both kiosks in one Janus room as `--room` takes it: AudioBridge (janus:// plain RTP, http(s):// WebRTC)
+        /// or VideoRoom (`mode=sfu`).
         case room(uri: String)
     }
 
@@ -106,28 +107,24 @@ enum MouthToEarMeasurement {
             jitterBufferDelay = { feed.jitterBufferDelay }
             fecHeld = { feed.fecHeld }
         case .room(let uri):
-            let roomA = try JanusRoom(address: JanusRoomAddress(uri: uri, defaultDisplay: "bench-a"), engine: a.engine, logger: logger)
-            let roomB = try JanusRoom(address: JanusRoomAddress(uri: uri, defaultDisplay: "bench-b"), engine: b.engine, logger: logger)
-            // A room joins on its own thread: each says when it has.
-            let joined = DispatchSemaphore(value: 0)
-            let requested = ProcessMeters.monotonicNanoseconds()
-            let joinedAt = Mutex<[UInt64]>([])
-            let onEvent: @Sendable (JanusRoom.Event) -> Void = { if case .joined = $0 { joinedAt.withLock { $0.append(ProcessMeters.monotonicNanoseconds()) }; joined.signal() } }
-            try roomA.join(muted: false, onEvent: onEvent)
-            cleanups.append { roomA.leave() }
-            try roomB.join(muted: true, onEvent: onEvent)
-            cleanups.append { roomB.leave() }
-            guard joined.wait(timeout: .now() + 12) == .success, joined.wait(timeout: .now() + 12) == .success, roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join \(uri)") }
-            // The room's first audio at each kiosk (Janus sends the mix, silence included, once one has joined).
-            var heard: [UInt64?] = [nil, nil]
-            let deadline = ProcessMeters.monotonicNanoseconds() + 10_000_000_000
-            while heard.contains(where: { $0 == nil }), ProcessMeters.monotonicNanoseconds() < deadline {
-                for (index, room) in [roomA, roomB].enumerated() where heard[index] == nil && room.reception.seconds > 0 { heard[index] = ProcessMeters.monotonicNanoseconds() }
-                try await Task.sleep(for: .milliseconds(2))
+            let addressA = try JanusRoomAddress(uri: uri, defaultDisplay: "bench-a"), addressB = try JanusRoomAddress(uri: uri, defaultDisplay: "bench-b")
+            if addressA.mode == .sfu {
+                let roomA = try JanusSFURoom(address: addressA, engine: a.engine, logger: logger)
+                let roomB = try JanusSFURoom(address: addressB, engine: b.engine, logger: logger)
+                cleanups.append { roomA.leave(); roomB.leave() }
+                // Each kiosk's first audio is its classmate's stream (B's carries silence: it is muted).
+                joinTimes = try await joinBoth(roomA, roomB, uri: uri) { room in room.classmates.contains { $0.seconds > 0 } }
+                forward.withLock { $0 = { roomA.send($0) } }
+                jitterBufferDelay = { roomB.classmates.first?.jitterBuffer }
+            } else {
+                let roomA = try JanusRoom(address: addressA, engine: a.engine, logger: logger)
+                let roomB = try JanusRoom(address: addressB, engine: b.engine, logger: logger)
+                cleanups.append { roomA.leave(); roomB.leave() }
+                // Janus sends the mix, silence included, once one has joined.
+                joinTimes = try await joinBoth(roomA, roomB, uri: uri) { $0.reception.seconds > 0 }
+                forward.withLock { $0 = { roomA.send($0) } }
+                jitterBufferDelay = { roomB.reception.jitterBuffer }
             }
-            joinTimes = (joinedAt.withLock { $0 }.map { Double($0 - requested) / 1e6 }, heard.compactMap { $0 }.map { Double($0 - requested) / 1e6 })
-            forward.withLock { $0 = { roomA.send($0) } }
-            jitterBufferDelay = { roomB.reception.jitterBuffer }
         }
         try a.connectMicrophone()
         let latency = b.engine.configuration.pipelineLatency
@@ -172,20 +169,44 @@ enum MouthToEarMeasurement {
         // The uplink mixer is not in the sum: a frame on its grid leaves it at once (0.05 ms measured, WORKAROUNDS §24).
         // B decodes A's FEC (one 20 ms packet held once the stream lost one); Janus's mix carries none, so a room's receiver conceals only.
         let fec = fecHeld()?.milliseconds ?? 0
-        let configured = Double(20 + jitterBuffer + fec + latency.milliseconds)
-        let server = { if case .room = path { return " plus Janus's own decode, mix and encode" } else { return "" } }()
+        let forwarded = { if case .room(let uri) = path { return (try? JanusRoomAddress(uri: uri))?.mode == .sfu } else { return false } }()
+        let packetTime = forwarded ? JanusSFURoom.packetTime : 20
+        let configured = Double(packetTime + jitterBuffer + fec + latency.milliseconds)
+        let server = { if case .room = path { return forwarded ? " plus Janus's forwarding (no decode, mix or encode)" : " plus Janus's own decode, mix and encode" } else { return "" } }()
+        let fecPart = forwarded ? "Opus FEC decoding as from a direct peer (its hold is not read here, 0 in the sum)"
+            : "Opus FEC decoding \(fec) ms (one packet held for the next one's FEC once the stream lost one; none from Janus, whose mix has no FEC)"
         let parts = """
              Parts: capture → DSP → uplink callback \(formatted(microphone, "ms")) (measured; a pushed microphone has no capture \
             buffer — pulsesrc adds its 10 ms period); uplink mixer none (a frame on its grid leaves at once; its \
             \(UplinkSender.frameJitter.milliseconds) ms latency is the deadline for a missing one); \
-            Opus packetisation 20 ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); \
-            Opus FEC decoding \(fec) ms (one packet held for the next one's FEC once the stream lost one; none from Janus, whose mix has no FEC); the engine's \
+            Opus packetisation \(packetTime) ms; loopback ≈ 0\(server); jitter buffer \(jitterBuffer) ms at the end (adaptive: it follows the measured arrival jitter); \
+            \(fecPart); the engine's \
             pipeline latency \(latency.milliseconds) ms (the mixer's wait, one 10 ms block, the output buffer); sink: none here \
             (a sound-server device adds its buffer). Configured parts after the callback sum to \(Int(configured)) ms; the rest is \
             codec look-ahead and scheduling. The engine's pipeline latency is the largest part. \(total.count) of \(pushes.count) bursts arrived; min \(formatted(total.min() ?? .nan, "ms")), \
             max \(formatted(total.max() ?? .nan, "ms")).
             """
         return Result(median: median, count: total.count, parts: parts, joined: joinTimes.joined, firstAudio: joinTimes.firstAudio)
+    }
+
+    /// Joins A (talking) and B (muted) and waits until each has joined and `heard` says the room's
+    /// audio reached it: each kiosk's ms from the join requests to `joined` and to that audio.
+    private static func joinBoth<Room: JanusClassRoom>(_ roomA: Room, _ roomB: Room, uri: String, heard: (Room) -> Bool) async throws -> (joined: [Double], firstAudio: [Double]) {
+        // A room joins on its own thread: each says when it has.
+        let joined = DispatchSemaphore(value: 0)
+        let requested = ProcessMeters.monotonicNanoseconds()
+        let joinedAt = Mutex<[UInt64]>([])
+        let onEvent: @Sendable (JanusRoom.Event) -> Void = { if case .joined = $0 { joinedAt.withLock { $0.append(ProcessMeters.monotonicNanoseconds()) }; joined.signal() } }
+        try roomA.join(muted: false, onEvent: onEvent)
+        try roomB.join(muted: true, onEvent: onEvent)
+        guard joined.wait(timeout: .now() + 12) == .success, joined.wait(timeout: .now() + 12) == .success, roomA.isJoined, roomB.isJoined else { throw BenchError("the kiosks could not join \(uri)") }
+        var heardAt: [UInt64?] = [nil, nil]
+        let deadline = ProcessMeters.monotonicNanoseconds() + 10_000_000_000
+        while heardAt.contains(where: { $0 == nil }), ProcessMeters.monotonicNanoseconds() < deadline {
+            for (index, room) in [roomA, roomB].enumerated() where heardAt[index] == nil && heard(room) { heardAt[index] = ProcessMeters.monotonicNanoseconds() }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return (joinedAt.withLock { $0 }.map { Double($0 - requested) / 1e6 }, heardAt.compactMap { $0 }.map { Double($0 - requested) / 1e6 })
     }
 
     /// For each moment in `starts`, the first of `events` after it and before the next start.
